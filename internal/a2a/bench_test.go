@@ -1,0 +1,114 @@
+package a2a
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// benchFrame is a realistic text-delta frame (a2a-upstream.md §3.4.1) with
+// uuid-sized ids.
+const benchFrame = `{"jsonrpc":"2.0","id":"6f1c2a9e-3b4d-4e5f-8a6b-7c8d9e0f1a2b","result":{"statusUpdate":{"taskId":"0198c7e2-5a1b-7c3d-9e4f-a0b1c2d3e4f5","contextId":"agui-3f2a9c0d1e8b7a6f5c4d3e2f1a0b9c8d7e6f5a4b","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"0198c7e2-5a1b-7c3d-9e4f-a0b1c2d3e4f5-message","contextId":"agui-3f2a9c0d1e8b7a6f5c4d3e2f1a0b9c8d7e6f5a4b","taskId":"0198c7e2-5a1b-7c3d-9e4f-a0b1c2d3e4f5","role":"ROLE_AGENT","parts":[{"text":"Here is the Terraform template for the VPC "}]}},"metadata":{"iac_code":{"iacCodeSessionId":"5b8e1f0a-2c3d-4e5f-9a8b-7c6d5e4f3a2b"}}}}}`
+
+func BenchmarkDecodeTextDeltaFrame(b *testing.B) {
+	data := []byte(benchFrame)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		ev, err := decodeFrame(data, false)
+		if err != nil || ev.Status == nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func sseBody(n int) []byte {
+	var buf bytes.Buffer
+	for i := 0; i < n; i++ {
+		buf.WriteString("data: ")
+		buf.WriteString(benchFrame)
+		buf.WriteString("\r\n\r\n")
+		if i%100 == 0 {
+			buf.WriteString(": ping\r\n\r\n")
+		}
+	}
+	return buf.Bytes()
+}
+
+func BenchmarkStreamRead(b *testing.B) {
+	const frames = 1000
+	body := sseBody(frames)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		s := &Stream{sse: newSSEReader(bytes.NewReader(body), DefaultMaxFrameBytes), cl: &call{ctx: context.Background(), done: func() {}}}
+		n := 0
+		for {
+			_, err := s.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n != frames {
+			b.Fatalf("read %d frames", n)
+		}
+	}
+	b.ReportMetric(float64(frames*b.N)/b.Elapsed().Seconds(), "frames/s")
+}
+
+func BenchmarkStreamLoopback(b *testing.B) {
+	const frames = 10000
+	body := sseBody(frames)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(body)
+	}))
+	defer srv.Close()
+	c := New(srv.URL, "")
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		s, err := c.SubscribeToTask(context.Background(), "T")
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for {
+			_, err := s.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		s.Close()
+		if n != frames {
+			b.Fatalf("read %d frames", n)
+		}
+	}
+	b.ReportMetric(float64(frames*b.N)/b.Elapsed().Seconds(), "frames/s")
+}
+
+// BenchmarkDecodeTextDeltaStream decodes the frame the way a Stream does,
+// with the per-stream string table warmed up by earlier frames.
+func BenchmarkDecodeTextDeltaStream(b *testing.B) {
+	data := []byte(benchFrame)
+	s := &scanner{intern: map[string]string{}}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		ev, err := decodeFrameWith(s, data, false)
+		if err != nil || ev.Status == nil {
+			b.Fatal(err)
+		}
+	}
+}

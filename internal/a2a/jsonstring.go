@@ -1,0 +1,98 @@
+package a2a
+
+import (
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// slowString decodes escapes and replaces invalid UTF-8 with U+FFFD, as
+// encoding/json does.
+func (s *scanner) slowString(start int) ([]byte, error) {
+	out := append([]byte(nil), s.b[start:s.i]...)
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			return out, nil
+		case c < 0x20:
+			return nil, s.fail("control character in string")
+		case c == '\\':
+			if s.i+1 >= len(s.b) {
+				return nil, s.fail("unterminated string")
+			}
+			e := s.b[s.i+1]
+			s.i += 2
+			switch e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, ok := s.hex4()
+				if !ok {
+					return nil, s.fail("bad \\u escape")
+				}
+				if utf16.IsSurrogate(r) {
+					r2 := rune(-1)
+					if s.i+1 < len(s.b) && s.b[s.i] == '\\' && s.b[s.i+1] == 'u' {
+						save := s.i
+						s.i += 2
+						if r2, ok = s.hex4(); !ok {
+							s.i = save
+						}
+					}
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						r = d
+					} else {
+						r = utf8.RuneError
+						if r2 >= 0 {
+							s.i -= 6 // not a pair: re-read the second escape
+						}
+					}
+				}
+				out = utf8.AppendRune(out, r)
+			default:
+				return nil, s.fail("bad escape")
+			}
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			s.i++
+		default:
+			r, size := utf8.DecodeRune(s.b[s.i:])
+			out = utf8.AppendRune(out, r) // RuneError for invalid bytes
+			s.i += size
+		}
+	}
+	return nil, s.fail("unterminated string")
+}
+
+func (s *scanner) hex4() (rune, bool) {
+	if len(s.b)-s.i < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s.b[s.i : s.i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	s.i += 4
+	return r, true
+}

@@ -1,0 +1,169 @@
+package a2a
+
+import (
+	"bytes"
+	"io"
+)
+
+const sseInitialBuffer = 64 << 10
+
+// sseReader splits a text/event-stream into frames. It accepts CRLF, LF and
+// CR line endings, ignores comment lines (": ping"), joins several data
+// lines with "\n" and records whether the frame had "event: error". The
+// only size limit is max, applied to one line and to one frame's data.
+type sseReader struct {
+	r       io.Reader
+	buf     []byte
+	start   int  // first unread byte
+	end     int  // end of buffered bytes
+	scanned int  // bytes after start already known to hold no line ending
+	max     int  // frame data limit
+	lineMax int  // max plus room for the "data: " field name
+	skipLF  bool // the last line ended in CR at the buffer end
+	rerr    error
+	data    []byte // the current frame's joined data, reused
+}
+
+func newSSEReader(r io.Reader, max int) *sseReader {
+	lineMax := max + 16
+	n := sseInitialBuffer
+	if lineMax+1 < n {
+		n = lineMax + 1
+	}
+	return &sseReader{r: r, buf: make([]byte, n), max: max, lineMax: lineMax}
+}
+
+// next returns the data of the next frame and whether its event type was
+// "error". The slice is valid until the next call. At the end of input a
+// pending frame is still delivered, then io.EOF.
+func (s *sseReader) next() ([]byte, bool, error) {
+	s.data = s.data[:0]
+	hasData, isErr := false, false
+	for {
+		line, err := s.line()
+		if err != nil {
+			if err == io.EOF && hasData {
+				return s.data, isErr, nil
+			}
+			return nil, false, err
+		}
+		if len(line) == 0 {
+			if hasData {
+				return s.data, isErr, nil
+			}
+			isErr = false // an event type without data is discarded
+			continue
+		}
+		if line[0] == ':' {
+			continue
+		}
+		name, value := line, []byte(nil)
+		if i := bytes.IndexByte(line, ':'); i >= 0 {
+			name, value = line[:i], line[i+1:]
+			if len(value) > 0 && value[0] == ' ' {
+				value = value[1:]
+			}
+		}
+		switch string(name) {
+		case "data":
+			if hasData {
+				s.data = append(s.data, '\n')
+			}
+			if len(s.data)+len(value) > s.max {
+				return nil, false, ErrFrameTooLarge
+			}
+			s.data = append(s.data, value...)
+			hasData = true
+		case "event":
+			isErr = string(value) == "error"
+		}
+	}
+}
+
+// line returns the next line without its terminator; valid until the next
+// call.
+func (s *sseReader) line() ([]byte, error) {
+	for {
+		if s.skipLF && s.start < s.end {
+			if s.buf[s.start] == '\n' {
+				s.start++
+			}
+			s.skipLF = false
+		}
+		seg := s.buf[s.start+s.scanned : s.end]
+		n := bytes.IndexByte(seg, '\n')
+		region := seg
+		if n >= 0 {
+			region = seg[:n]
+		}
+		if c := bytes.IndexByte(region, '\r'); c >= 0 {
+			line := s.buf[s.start : s.start+s.scanned+c]
+			next := s.start + s.scanned + c + 1
+			if next < s.end {
+				if s.buf[next] == '\n' {
+					next++
+				}
+			} else {
+				s.skipLF = true
+			}
+			s.start, s.scanned = next, 0
+			return line, nil
+		}
+		if n >= 0 {
+			line := s.buf[s.start : s.start+s.scanned+n]
+			s.start, s.scanned = s.start+s.scanned+n+1, 0
+			return line, nil
+		}
+		s.scanned = s.end - s.start
+		if s.scanned > s.lineMax {
+			return nil, ErrFrameTooLarge
+		}
+		if s.rerr != nil {
+			if s.start < s.end {
+				line := s.buf[s.start:s.end]
+				s.start, s.scanned = s.end, 0
+				return line, nil
+			}
+			return nil, s.rerr
+		}
+		s.fill()
+	}
+}
+
+// fill reads more bytes, compacting or growing the buffer first.
+func (s *sseReader) fill() {
+	if s.start > 0 && s.start == s.end {
+		s.start, s.end = 0, 0
+	}
+	if s.end == len(s.buf) {
+		if s.start > 0 {
+			s.end = copy(s.buf, s.buf[s.start:s.end])
+			s.start = 0
+		} else {
+			size := 2 * len(s.buf)
+			if size > s.lineMax+1 {
+				size = s.lineMax + 1
+			}
+			if size <= len(s.buf) {
+				// Cannot happen: line() fails once a line exceeds lineMax.
+				s.rerr = ErrFrameTooLarge
+				return
+			}
+			nb := make([]byte, size)
+			copy(nb, s.buf[:s.end])
+			s.buf = nb
+		}
+	}
+	for i := 0; i < 100; i++ {
+		n, err := s.r.Read(s.buf[s.end:])
+		s.end += n
+		if err != nil {
+			s.rerr = err
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	s.rerr = io.ErrNoProgress
+}

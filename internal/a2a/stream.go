@@ -1,0 +1,61 @@
+package a2a
+
+import (
+	"errors"
+	"io"
+	"sync"
+)
+
+// Stream is the answer of a streaming call. Next and Close may be called
+// from different goroutines; Next itself is not for concurrent use.
+type Stream struct {
+	cl      *call
+	sse     *sseReader
+	pending *Event  // a single result answered as plain JSON
+	err     error   // sticky transport error
+	dec     scanner // reused with its intern table across frames
+	once    sync.Once
+}
+
+// Next returns the next event. It returns io.EOF at the end of the stream,
+// *RPCError for an error frame (the stream stays readable), ErrProtocol
+// for a malformed frame, and ErrIdleTimeout, ErrFrameTooLarge, the
+// context's error or ErrStreamClosed when the stream was aborted.
+func (s *Stream) Next() (*Event, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if s.sse == nil {
+		if ev := s.pending; ev != nil {
+			s.pending = nil
+			return ev, nil
+		}
+		s.err = io.EOF
+		return nil, io.EOF
+	}
+	data, isErr, err := s.sse.next()
+	if err != nil {
+		if !errors.Is(err, ErrFrameTooLarge) {
+			// Prefer why the request ended (idle, cancel, Close) over
+			// the read error it caused.
+			err = ctxCause(s.cl.ctx, err)
+		}
+		s.err = err
+		s.Close()
+		return nil, err
+	}
+	if s.dec.intern == nil {
+		s.dec.intern = make(map[string]string, 32)
+	}
+	return decodeFrameWith(&s.dec, data, isErr)
+}
+
+// Close aborts the request and releases the connection. It is idempotent.
+func (s *Stream) Close() error {
+	s.once.Do(func() {
+		if s.cl != nil {
+			s.cl.done()
+		}
+	})
+	return nil
+}

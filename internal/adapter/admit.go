@@ -1,0 +1,168 @@
+package adapter
+
+import (
+	"context"
+	"errors"
+
+	"github.com/google/uuid"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/agui"
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+	"github.com/iac-code-agui/iac-code-agui/internal/request"
+	"github.com/iac-code-agui/iac-code-agui/internal/state"
+)
+
+// Request is one validated AG-UI request on its way to admission.
+type Request struct {
+	Input *agui.RunAgentInput
+	// Body is the raw request body; its canonical digest keys idempotency.
+	Body []byte
+	// Lang is the resolved request language (adapter.md §2.9).
+	Lang i18n.Lang
+}
+
+// Run is an admitted run: the thread's active run until Stream returns.
+type Run struct {
+	a      *Adapter
+	t      *thread
+	in     *agui.RunAgentInput
+	ic     *request.IacCode
+	cwd    string
+	lang   i18n.Lang
+	resume bool
+}
+
+func isNotFound(err error) bool { return errors.Is(err, state.ErrNotFound) }
+
+// Admit runs the admission algorithm of adapter.md §3.6. It returns an
+// *Error with the HTTP status to answer when the request is refused.
+func (a *Adapter) Admit(ctx context.Context, req Request) (*Run, error) {
+	in := req.Input
+	ic, err := request.ParseForwardedProps(in.ForwardedProps)
+	if err != nil {
+		return nil, errInvalidForwarded
+	}
+	cwd, err := request.ResolveWorkspace(ic.CWD, a.roots)
+	if err != nil {
+		a.log.Debug("workspace refused", "threadId", in.ThreadID, "reason", err.Error())
+		return nil, errInvalidForwarded
+	}
+	if len(in.Tools) > 0 {
+		a.log.Debug("client tools refused", "threadId", in.ThreadID, "reason", i18n.MsgToolsNotSupported)
+		return nil, errInvalidForwarded
+	}
+	digest, err := request.Digest(req.Body)
+	if err != nil {
+		return nil, errInvalidForwarded
+	}
+	if _, err := state.FileKey(in.ThreadID); err != nil {
+		return nil, errStateUnavailable
+	}
+	t, err := a.entry(ctx, in.ThreadID)
+	if err != nil {
+		a.log.Warn("AG-UI thread state unavailable", "threadId", in.ThreadID, "error", err)
+		return nil, errStateUnavailable
+	}
+	resume := len(in.Resume) > 0
+
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.doc == nil && resume {
+		return nil, errExecutionLost
+	}
+	var before *state.Thread
+	if t.doc != nil {
+		before = t.doc.Clone()
+	}
+	fresh := t.doc == nil
+	if fresh {
+		t.doc = newThread(in.ThreadID, cwd, ic)
+	}
+	undo := func() {
+		if fresh {
+			t.doc = nil
+		} else {
+			t.doc = before
+		}
+	}
+	doc := t.doc
+	if prev, ok := doc.RunDigests[in.RunID]; ok {
+		undo()
+		if prev == digest {
+			return nil, errDuplicateRunID
+		}
+		return nil, errRunIDConflict
+	}
+	if t.activeRun != "" {
+		undo()
+		return nil, errThreadBusy
+	}
+	if doc.CWD != cwd || !sameOptional(doc.UserID, ic.UserID) {
+		undo()
+		return nil, errBindingConflict
+	}
+	switch {
+	case resume && doc.Execution.RosInvocationID != ic.RosInvocationID:
+		undo()
+		return nil, errResumeMismatch
+	case !resume && len(doc.Execution.Pending) > 0:
+		undo()
+		return nil, errResumeRequired
+	case !resume && !fresh:
+		rotate(doc, ic.RosInvocationID)
+	}
+	doc.RunDigests[in.RunID] = digest
+	t.activeRun = in.RunID
+	if err := a.save(ctx, t); err != nil {
+		a.log.Warn("Failed to persist AG-UI thread state", "threadId", in.ThreadID, "error", err)
+		t.activeRun = ""
+		undo()
+		return nil, errStateUnavailable
+	}
+	a.touch()
+	return &Run{a: a, t: t, in: in, ic: ic, cwd: cwd, lang: req.Lang, resume: resume}, nil
+}
+
+// newThread creates the binding of a thread's first request (adapter.md §3.5).
+func newThread(threadID, cwd string, ic *request.IacCode) *state.Thread {
+	return &state.Thread{
+		SchemaVersion: 1,
+		ThreadID:      threadID,
+		ContextID:     state.ContextIDFor(threadID),
+		CWD:           cwd,
+		UserID:        ic.UserID,
+		Execution: state.Execution{
+			ExecutionID:     uuid.NewString(),
+			RosInvocationID: ic.RosInvocationID,
+			Pending:         map[string]state.Pending{},
+		},
+		RunDigests: map[string]string{},
+	}
+}
+
+// rotate starts a new execution for a new normal turn (adapter.md §8.10).
+// An execution that was never marked terminal (for example after a crash)
+// is marked terminal first, so that its cancel handle answers
+// already_terminal instead of being forgotten (docs/decisions.md).
+func rotate(doc *state.Thread, rosInvocationID string) {
+	if !containsString(doc.TerminalExecutionIDs, doc.Execution.ExecutionID) {
+		doc.MarkTerminal()
+	}
+	doc.Rotate(uuid.NewString(), rosInvocationID)
+}
+
+func sameOptional(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

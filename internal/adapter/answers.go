@@ -1,0 +1,265 @@
+package adapter
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/agui"
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+	"github.com/iac-code-agui/iac-code-agui/internal/mapper"
+	"github.com/iac-code-agui/iac-code-agui/internal/request"
+	"github.com/iac-code-agui/iac-code-agui/internal/state"
+)
+
+// Input kinds of the iac-code projection (adapter.md §5.2).
+const (
+	kindPermission         = "permission"
+	kindResourceSelection  = "cloud_resource_selection"
+	kindDeploymentConfirm  = "deployment_confirmation"
+	resourceSelectionLabel = 1024
+)
+
+// resourceSelectionPrefix starts the text answer of a cloud resource
+// selection. The original's constant is not public (adapter.md §12.2); this
+// value is our choice (docs/decisions.md).
+const resourceSelectionPrefix = "[iac-code:cloud_resource_selection] "
+
+// answerDigest is canonical_digest({"status", "payload"}) (adapter.md §5.8):
+// an absent payload digests as null, as Python's None.
+func answerDigest(e agui.ResumeEntry) (string, error) {
+	payload := e.Payload
+	if len(payload) == 0 {
+		payload = json.RawMessage("null")
+	}
+	status, _ := json.Marshal(e.Status)
+	var b bytes.Buffer
+	b.WriteString(`{"payload":`)
+	b.Write(payload)
+	b.WriteString(`,"status":`)
+	b.Write(status)
+	b.WriteString(`}`)
+	return request.Digest(b.Bytes())
+}
+
+func kindOf(p state.Pending) string {
+	k, _ := p.Value["kind"].(string)
+	return k
+}
+
+func isPermission(p state.Pending) bool { return kindOf(p) == kindPermission }
+
+// validateAnswer applies §5.7: a resolved entry needs a payload matching the
+// interrupt's responseSchema; a cancelled permission is validated as deny;
+// other cancelled kinds skip validation.
+func validateAnswer(a answer) error {
+	var payload any
+	switch {
+	case a.entry.Status == agui.ResumeCancelled && isPermission(a.pending):
+		payload = map[string]any{"decision": "deny"}
+	case a.entry.Status == agui.ResumeCancelled:
+		return validateCancelled(a)
+	case len(a.entry.Payload) == 0:
+		return runErr(CodeResumePayloadInvalid, i18n.MsgPayloadRequired)
+	default:
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(a.entry.Payload))
+		if err != nil {
+			return runErr(CodeResumePayloadInvalid, i18n.MsgPayloadInvalid)
+		}
+		payload = v
+	}
+	schema, err := compileSchema(mapper.BuildInterrupt(a.pending.Value).ResponseSchema)
+	if err != nil {
+		return runErr(CodeResumePayloadInvalid, i18n.MsgPayloadInvalid)
+	}
+	if err := schema.Validate(payload); err != nil {
+		return runErr(CodeResumePayloadInvalid, i18n.MsgPayloadInvalid)
+	}
+	if kindOf(a.pending) == kindResourceSelection {
+		if label, _ := payloadMap(a.entry.Payload)["label"].(string); len([]rune(label)) > resourceSelectionLabel {
+			return runErr(CodeResumePayloadInvalid, i18n.MsgPayloadInvalid)
+		}
+	}
+	return nil
+}
+
+// validateCancelled accepts a cancelled resource selection with no payload
+// or only {"optionsEmpty": <bool>} (§5.8).
+func validateCancelled(a answer) error {
+	if kindOf(a.pending) != kindResourceSelection || len(a.entry.Payload) == 0 {
+		return nil
+	}
+	m := payloadMap(a.entry.Payload)
+	_, isBool := m["optionsEmpty"].(bool)
+	if m == nil || len(m) != 1 || !isBool {
+		return runErr(CodeResumePayloadInvalid, i18n.MsgPayloadInvalid)
+	}
+	return nil
+}
+
+// compileSchema compiles a responseSchema under a synthetic URL; remote
+// references are never loaded.
+func compileSchema(schema map[string]any) (*jsonschema.Schema, error) {
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("mem://interrupt/response.json", doc); err != nil {
+		return nil, err
+	}
+	return c.Compile("mem://interrupt/response.json")
+}
+
+func payloadMap(raw json.RawMessage) map[string]any {
+	var m map[string]any
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &m)
+	}
+	return m
+}
+
+// permissionData is the exact A2A permission reply payload (§5.8).
+func permissionData(a answer, taskID string) map[string]any {
+	decision := "deny"
+	if a.entry.Status == agui.ResumeResolved {
+		decision, _ = payloadMap(a.entry.Payload)["decision"].(string)
+	}
+	requestTaskID, _ := a.pending.Value["requestTaskId"].(string)
+	if requestTaskID == "" {
+		requestTaskID = taskID
+	}
+	inputID, _ := a.pending.Value["inputId"].(string)
+	toolUseID, _ := a.pending.Value["toolUseId"].(string)
+	return map[string]any{
+		"schemaVersion": 1,
+		"kind":          kindPermission,
+		"requestTaskId": requestTaskID,
+		"inputId":       inputID,
+		"toolUseId":     toolUseID,
+		"decision":      decision,
+	}
+}
+
+// answerText is the text sent for a resolved non-permission answer (§5.8).
+// It also returns the label shown in the answered tool's TOOL_CALL_RESULT.
+func answerText(a answer, contextID, taskID string) (string, error) {
+	p := payloadMap(a.entry.Payload)
+	switch kindOf(a.pending) {
+	case kindResourceSelection:
+		return resourceSelectionText(a, p, contextID, taskID), nil
+	case kindDeploymentConfirm:
+		if id, ok := firstString(p, "selectedId", "selected_id"); ok {
+			return optionLabel(a.pending.Value, id), nil
+		}
+		// The original's encoding is not public (adapter.md §12.2): send the
+		// decision as compact JSON the agent can parse (docs/decisions.md).
+		b, _ := json.Marshal(map[string]any{"action": p["action"], "parameter_overrides": p["parameter_overrides"]})
+		return string(b), nil
+	}
+	if text, ok := firstString(p, "freeText", "free_text"); ok && text != "" {
+		return text, nil
+	}
+	if id, ok := firstString(p, "selectedId", "selected_id"); ok && id != "" {
+		return optionLabel(a.pending.Value, id), nil
+	}
+	return "", runErr(CodeResumePayloadInvalid, i18n.MsgPayloadNoAnswer)
+}
+
+func resourceSelectionText(a answer, p map[string]any, contextID, taskID string) string {
+	v := a.pending.Value
+	sel := map[string]any{
+		"schemaVersion": 1,
+		"kind":          kindResourceSelection,
+		"status":        "selected",
+		"requestTaskId": stringOr(v["requestTaskId"], taskID),
+		"contextId":     stringOr(v["contextId"], contextID),
+		"inputId":       v["inputId"],
+		"toolUseId":     v["toolUseId"],
+	}
+	if selector, ok := v["selector"].(map[string]any); ok {
+		if id, ok := selector["id"].(string); ok {
+			sel["selectorId"] = id
+		}
+	}
+	if a.entry.Status == agui.ResumeCancelled {
+		sel["status"] = "canceled"
+		if oe, ok := p["optionsEmpty"].(bool); ok {
+			sel["optionsEmpty"] = oe
+		}
+	} else {
+		value, _ := firstString(p, "value", "freeText")
+		label, _ := p["label"].(string)
+		if label == "" {
+			label = value
+		}
+		sel["value"], sel["label"] = value, label
+		if _, free := p["freeText"]; free {
+			sel["source"] = "free_text"
+		} else {
+			sel["source"] = "option"
+		}
+	}
+	b, _ := json.Marshal(sel)
+	return resourceSelectionPrefix + string(b)
+}
+
+func stringOr(v any, def string) string {
+	if s, ok := v.(string); ok && s != "" {
+		return s
+	}
+	return def
+}
+
+func firstString(m map[string]any, keys ...string) (string, bool) {
+	for _, k := range keys {
+		if s, ok := m[k].(string); ok {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// optionLabel returns the label, else name, else id of the option with the
+// given id; the id itself when no option matches (§5.8).
+func optionLabel(projection map[string]any, id string) string {
+	opts, _ := projection["options"].([]any)
+	for i, o := range opts {
+		m, ok := o.(map[string]any)
+		if !ok {
+			continue
+		}
+		oid := fmt.Sprint(m["id"])
+		if m["id"] == nil {
+			oid = fmt.Sprint(i)
+		}
+		if oid != id {
+			continue
+		}
+		for _, k := range []string{"label", "name", "id"} {
+			if s, ok := m[k].(string); ok && strings.TrimSpace(s) != "" {
+				return s
+			}
+		}
+	}
+	return id
+}
+
+// toolUseIDOf finds the tool call an answer belongs to: the projection's
+// toolUseId, else the id encoded in an "ask-<toolUseId>" input id.
+func toolUseIDOf(p state.Pending) string {
+	if id, ok := p.Value["toolUseId"].(string); ok && id != "" {
+		return id
+	}
+	if id, ok := p.Value["inputId"].(string); ok && strings.HasPrefix(id, "ask-") {
+		return strings.TrimPrefix(id, "ask-")
+	}
+	return ""
+}

@@ -1,0 +1,227 @@
+package adapter
+
+import (
+	"context"
+	"errors"
+
+	a2asdk "github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
+	"github.com/iac-code-agui/iac-code-agui/internal/agui"
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+	"github.com/iac-code-agui/iac-code-agui/internal/request"
+)
+
+// apply sends the validated answers to A2A (adapter.md §5.8) and follows the
+// continuation. Durable pending state is removed only when A2A accepted an
+// answer (§5.9).
+func (rs *runState) apply(ctx context.Context, answers []answer, taskID, contextID string) error {
+	var perms, texts []answer
+	for _, a := range answers {
+		switch {
+		case isPermission(a.pending):
+			perms = append(perms, a)
+		case a.entry.Status == agui.ResumeCancelled && kindOf(a.pending) != kindResourceSelection:
+			return rs.cancelByAnswer(ctx)
+		default:
+			texts = append(texts, a)
+		}
+	}
+	// Build every text first so that a payload without an answer is refused
+	// before anything reaches A2A.
+	bodies := make([]string, len(texts))
+	for i, a := range texts {
+		text, err := answerText(a, contextID, taskID)
+		if err != nil {
+			return err
+		}
+		bodies[i] = text
+	}
+	if len(texts) == 0 && allSideband(perms) {
+		return rs.applySideband(ctx, perms, taskID, contextID)
+	}
+	r := rs.r
+	for _, a := range perms {
+		params := &a2a.SendParams{
+			MessageID: "agui-resume-" + r.in.RunID + "-" + a.entry.InterruptID,
+			ContextID: contextID, TaskID: taskID,
+			Parts: []*a2asdk.Part{dataPart(permissionData(a, taskID))},
+		}
+		if err := rs.sendAnswer(ctx, params, a, "", i18n.MsgPermissionResponseNotAccepted); err != nil || rs.paused {
+			return err
+		}
+	}
+	// Several text answers are sent one message each, in order, unlike the
+	// original, which sent only the last (adapter.md §12.11). A text answer
+	// is a new turn for the executor, so it carries the request metadata
+	// (workspace, language, run mode, credentials) like the first message.
+	for i, a := range texts {
+		params := &a2a.SendParams{
+			MessageID: "agui-resume-" + r.in.RunID,
+			ContextID: contextID, TaskID: taskID,
+			Parts:    []*a2asdk.Part{a2asdk.NewTextPart(bodies[i])},
+			Metadata: request.Metadata(r.ic, r.cwd, string(r.lang)),
+		}
+		if len(texts) > 1 {
+			params.MessageID += "-" + a.entry.InterruptID
+		}
+		if err := rs.sendAnswer(ctx, params, a, bodies[i], i18n.MsgInterruptResponseNotAccepted); err != nil || rs.paused {
+			return err
+		}
+	}
+	return rs.follow(ctx, taskID)
+}
+
+func dataPart(data map[string]any) *a2asdk.Part {
+	p := a2asdk.NewDataPart(data)
+	p.MediaType = "application/json"
+	return p
+}
+
+func allSideband(perms []answer) bool {
+	if len(perms) == 0 {
+		return false
+	}
+	for _, a := range perms {
+		if !a.pending.Sideband {
+			return false
+		}
+	}
+	return true
+}
+
+// sendAnswer streams one answer; its first valid event commits it.
+func (rs *runState) sendAnswer(ctx context.Context, params *a2a.SendParams, a answer, label, notAccepted string) error {
+	s, err := rs.r.a.client.SendStreamingMessage(ctx, params)
+	if err != nil {
+		return rs.answerRefused(ctx, err, notAccepted)
+	}
+	defer s.Close()
+	got, err := rs.consume(ctx, s, func() error { return rs.commitAnswer(ctx, a, label) })
+	if !got && err == nil {
+		return runErr(CodeA2AUnavailable, notAccepted)
+	}
+	if !got {
+		return rs.answerRefused(ctx, err, notAccepted)
+	}
+	return err
+}
+
+// answerRefused maps an A2A refusal of an answer; pending state stays.
+func (rs *runState) answerRefused(ctx context.Context, err error, notAccepted string) error {
+	var rpc *a2a.RPCError
+	switch {
+	case ctx.Err() != nil:
+		return errClientGone
+	case errors.As(err, &rpc) && rpc.BackupNotReady():
+		return runErr(CodeSessionBackupNotReady, i18n.MsgSessionBackupNotReady)
+	case errors.As(err, &rpc):
+		return runErr(CodeA2AUnavailable, notAccepted)
+	}
+	if _, ok := asError(err); ok {
+		return err
+	}
+	return runErr(CodeA2AUnavailable, notAccepted)
+}
+
+// applySideband answers candidate permissions with non-streaming sends,
+// committing each right after its own success (§5.8, §5.9).
+func (rs *runState) applySideband(ctx context.Context, perms []answer, taskID, contextID string) error {
+	for _, a := range perms {
+		_, err := rs.r.a.client.SendMessage(ctx, &a2a.SendParams{
+			MessageID: "agui-resume-" + a.entry.InterruptID,
+			ContextID: contextID, TaskID: taskID,
+			Parts: []*a2asdk.Part{dataPart(permissionData(a, taskID))},
+		})
+		if err != nil {
+			return rs.answerRefused(ctx, err, i18n.MsgA2ARejectedInterruptResponse)
+		}
+		if err := rs.commitAnswer(ctx, a, ""); err != nil {
+			return err
+		}
+	}
+	task, err := rs.r.a.client.GetTask(ctx, taskID, historyLength)
+	if err != nil {
+		return err
+	}
+	if done, err := rs.handle(ctx, task); err != nil || done {
+		return err
+	}
+	return rs.follow(ctx, taskID)
+}
+
+// commitAnswer records the applied digest and removes the pending entry in
+// one write; a failed write fails closed (§5.9 step 4). It then announces
+// the resumed run and the answered tool's result.
+func (rs *runState) commitAnswer(ctx context.Context, a answer, label string) error {
+	t := rs.r.t
+	t.mu.Lock()
+	doc := t.doc
+	before := doc.Clone()
+	doc.AddApplied(doc.Execution.ExecutionID, a.entry.InterruptID, a.digest)
+	delete(doc.Execution.Pending, a.entry.InterruptID)
+	err := rs.r.a.save(ctx, t)
+	if err != nil {
+		t.doc = before
+	}
+	t.mu.Unlock()
+	if err != nil {
+		return rs.failClosed(ctx, i18n.MsgAcceptedResponseCommitFailed)
+	}
+	rs.answered[a.entry.InterruptID] = true
+	rs.sessionEvent()
+	if label != "" && a.entry.Status == agui.ResumeResolved {
+		if id := toolUseIDOf(a.pending); id != "" {
+			rs.buf = rs.m.ToolResult(rs.buf, id, label)
+		}
+	}
+	return nil
+}
+
+// cancelByAnswer handles a cancelled question or selection: the task is
+// cancelled and the run ends with CANCELLED (§5.8).
+func (rs *runState) cancelByAnswer(ctx context.Context) error {
+	rs.cancelTask(ctx)
+	t := rs.r.t
+	t.mu.Lock()
+	clear(t.doc.Execution.Pending)
+	t.doc.MarkTerminal()
+	rs.r.a.saveBestEffort(ctx, t)
+	t.mu.Unlock()
+	return runErr(CodeCancelled, i18n.MsgCancelledByInterruptResponse)
+}
+
+// follow continues an execution after its answers: SubscribeToTask unless a
+// stopping state was seen, and GetTask to repair the view when the
+// subscription fails or ends early (§5.8, §5.12).
+func (rs *runState) follow(ctx context.Context, taskID string) error {
+	if rs.paused || stops(rs.lastState) {
+		return nil
+	}
+	client := rs.r.a.client
+	s, err := client.SubscribeToTask(ctx, taskID)
+	if err == nil {
+		_, err = rs.consume(ctx, s, nil)
+		s.Close()
+		if err != nil || rs.paused || stops(rs.lastState) {
+			return err
+		}
+	} else if ctx.Err() != nil {
+		return errClientGone
+	}
+	task, err := client.GetTask(ctx, taskID, historyLength)
+	if err != nil {
+		return err
+	}
+	_, err = rs.handle(ctx, task)
+	return err
+}
+
+// stops reports whether a state ends the A2A loop (§4.4 step 7).
+func stops(s string) bool {
+	switch s {
+	case a2a.StateFailed, a2a.StateRejected, a2a.StateAuthRequired, a2a.StateCanceled, a2a.StateCompleted, a2a.StateInputRequired:
+		return true
+	}
+	return false
+}

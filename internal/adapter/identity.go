@@ -1,0 +1,170 @@
+package adapter
+
+import (
+	"context"
+	"sort"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
+	"github.com/iac-code-agui/iac-code-agui/internal/agui"
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+	"github.com/iac-code-agui/iac-code-agui/internal/mapper"
+	"github.com/iac-code-agui/iac-code-agui/internal/state"
+)
+
+// checkIdentity compares an event's task, context and session with the
+// binding without changing it (adapter.md §4.6).
+func (rs *runState) checkIdentity(ev *a2a.Event) error {
+	taskID, contextID, sessionID := mapper.Identity(ev)
+	t := rs.r.t
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	doc := t.doc
+	if taskID != "" && doc.Execution.TaskID != nil && *doc.Execution.TaskID != taskID {
+		return runErr(CodeA2AProtocolError, i18n.MsgTaskIdentityChanged)
+	}
+	if contextID != "" && contextID != doc.ContextID {
+		return runErr(CodeA2AProtocolError, i18n.MsgContextIdentityChanged)
+	}
+	if sessionID != "" && doc.IacCodeSessionID != nil && *doc.IacCodeSessionID != sessionID {
+		return runErr(CodeA2AProtocolError, i18n.MsgSessionIdentityChanged)
+	}
+	return nil
+}
+
+// bindIdentity checks an event's identities and persists the first task id
+// and session id at once, failing closed (adapter.md §4.6, §9.3). The
+// session event follows as soon as both are known.
+func (rs *runState) bindIdentity(ctx context.Context, ev *a2a.Event) error {
+	if err := rs.checkIdentity(ev); err != nil {
+		return err
+	}
+	taskID, _, sessionID := mapper.Identity(ev)
+	t := rs.r.t
+	t.mu.Lock()
+	doc := t.doc
+	var failMsg string
+	if taskID != "" && doc.Execution.TaskID == nil {
+		doc.Execution.TaskID = &taskID
+		if err := rs.r.a.save(ctx, t); err != nil {
+			failMsg = i18n.MsgMappingCommitFailed
+		}
+	}
+	if failMsg == "" && sessionID != "" && doc.IacCodeSessionID == nil {
+		doc.IacCodeSessionID = &sessionID
+		if err := rs.r.a.save(ctx, t); err != nil {
+			failMsg = i18n.MsgSessionMappingCommitFailed
+		}
+	}
+	ready := doc.Execution.TaskID != nil && doc.IacCodeSessionID != nil
+	t.mu.Unlock()
+	if failMsg != "" {
+		return rs.failClosed(ctx, failMsg)
+	}
+	if ready && !rs.sessionSent {
+		rs.sessionEvent()
+	}
+	return nil
+}
+
+// failClosed handles a failed recovery-critical write (adapter.md §9.3):
+// cancel the A2A task, clear pending, mark the execution terminal, persist
+// best effort, and report STATE_PERSISTENCE_FAILED.
+func (rs *runState) failClosed(ctx context.Context, msg string) error {
+	rs.cancelTask(ctx)
+	t := rs.r.t
+	t.mu.Lock()
+	clear(t.doc.Execution.Pending)
+	t.doc.MarkTerminal()
+	rs.r.a.saveBestEffort(ctx, t)
+	t.mu.Unlock()
+	return runErr(CodeStatePersistenceFailed, msg)
+}
+
+// sessionEvent appends CUSTOM iac-code.session.v1 once per run (§4.14).
+func (rs *runState) sessionEvent() {
+	if rs.sessionSent {
+		return
+	}
+	rs.sessionSent = true
+	t := rs.r.t
+	t.mu.Lock()
+	doc := t.doc
+	value := map[string]any{
+		"schemaVersion":   1,
+		"threadId":        doc.ThreadID,
+		"aguiRunId":       rs.r.in.RunID,
+		"executionId":     doc.Execution.ExecutionID,
+		"contextId":       doc.ContextID,
+		"taskId":          optional(doc.Execution.TaskID),
+		"rosInvocationId": doc.Execution.RosInvocationID,
+		"sessionId":       optional(doc.IacCodeSessionID),
+	}
+	t.mu.Unlock()
+	rs.buf = append(rs.buf, &agui.Custom{Name: "iac-code.session.v1", Value: value})
+}
+
+func optional(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
+// commitInterrupt persists new required inputs before announcing them, then
+// closes the spans and ends the run with the interrupt outcome (§5.4).
+func (rs *runState) commitInterrupt(ctx context.Context, inputs []mapper.Input) error {
+	t := rs.r.t
+	t.mu.Lock()
+	doc := t.doc
+	var taskID string
+	if doc.Execution.TaskID != nil {
+		taskID = *doc.Execution.TaskID
+	}
+	for _, in := range inputs {
+		if mapper.ForeignInput(in, taskID, doc.ContextID) {
+			t.mu.Unlock()
+			return runErr(CodeA2AProtocolError, i18n.MsgInterruptForeign)
+		}
+	}
+	rs.m.RecordTextSnapshot()
+	before := doc.Clone()
+	for _, in := range inputs {
+		doc.Execution.Pending[in.ID] = state.Pending{Value: in.Projection, Sideband: in.Sideband}
+	}
+	doc.Execution.TextSnapshotDigests = rs.m.TextDigests()
+	rs.syncPipeline()
+	if err := rs.r.a.save(ctx, t); err != nil {
+		t.doc = before
+		t.mu.Unlock()
+		return rs.failClosed(ctx, i18n.MsgInterruptedStateCommitFailed)
+	}
+	interrupts := pendingInterrupts(doc)
+	t.mu.Unlock()
+	rs.paused = true
+	rs.sessionEvent()
+	rs.buf = rs.m.CloseAll(rs.buf)
+	rs.buf = append(rs.buf, &agui.RunFinished{
+		ThreadID: rs.r.in.ThreadID, RunID: rs.r.in.RunID,
+		Outcome: agui.Outcome{Type: agui.OutcomeInterrupt, Interrupts: interrupts},
+		Usage:   rs.m.Usage(),
+	})
+	if err := rs.flush(); err != nil {
+		return err // the interrupt is durable; a lost client resumes later
+	}
+	return errPaused
+}
+
+// pendingInterrupts rebuilds the AG-UI interrupts of every pending input,
+// sorted by id; the caller holds the thread lock.
+func pendingInterrupts(doc *state.Thread) []agui.Interrupt {
+	ids := make([]string, 0, len(doc.Execution.Pending))
+	for id := range doc.Execution.Pending {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	out := make([]agui.Interrupt, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, mapper.BuildInterrupt(doc.Execution.Pending[id].Value))
+	}
+	return out
+}

@@ -1,0 +1,299 @@
+package adapter
+
+import (
+	"context"
+	"errors"
+	"sort"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
+	"github.com/iac-code-agui/iac-code-agui/internal/agui"
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+	"github.com/iac-code-agui/iac-code-agui/internal/mapper"
+	"github.com/iac-code-agui/iac-code-agui/internal/state"
+)
+
+// historyLength is the GetTask history asked for during resume (§11).
+const historyLength = 100
+
+// answer is one validated resume entry, ready to apply.
+type answer struct {
+	entry   agui.ResumeEntry
+	pending state.Pending
+	digest  string
+}
+
+// resume runs the resume preparation (adapter.md §5.6), validates the
+// answers (§5.7), applies them (§5.8) and follows the continuation.
+func (rs *runState) resume(ctx context.Context) error {
+	r := rs.r
+	entries := r.in.Resume
+	digests := make([]string, len(entries))
+	for i, e := range entries {
+		d, err := answerDigest(e)
+		if err != nil {
+			return runErr(CodeResumePayloadInvalid, i18n.MsgPayloadInvalid)
+		}
+		digests[i] = d
+	}
+
+	t := r.t
+	t.mu.Lock()
+	doc := t.doc
+	execID := doc.Execution.ExecutionID
+	noTask := doc.Execution.TaskID == nil || len(doc.Execution.Pending) == 0
+	allApplied := true
+	for i, e := range entries {
+		if d, ok := doc.AppliedDigest(execID, e.InterruptID); !ok || d != digests[i] {
+			allApplied = false
+		}
+	}
+	var taskID, sessionID string
+	if doc.Execution.TaskID != nil {
+		taskID = *doc.Execution.TaskID
+	}
+	if doc.IacCodeSessionID != nil {
+		sessionID = *doc.IacCodeSessionID
+	}
+	contextID, cwd := doc.ContextID, doc.CWD
+	t.mu.Unlock()
+
+	// Step 1.
+	if noTask {
+		if allApplied && len(entries) > 0 {
+			return runErr(CodeResumeAlreadyApplied, i18n.MsgResumeAlreadyApplied)
+		}
+		return runErr(CodeExecutionLost, i18n.MsgTaskToResumeUnavailable)
+	}
+	client := r.a.client
+	// Step 2: make sure A2A has the iac-code session back.
+	if sessionID != "" {
+		if _, err := client.EnsureRestored(ctx, cwd, sessionID, taskID); err != nil {
+			switch {
+			case errors.Is(err, a2a.ErrBackupNotReady):
+				return runErr(CodeSessionBackupNotReady, i18n.MsgSessionBackupNotReady)
+			case errors.Is(err, a2a.ErrSessionUnavailable):
+				return runErr(CodeExecutionLost, i18n.MsgSessionToResumeUnavailable)
+			default:
+				return err
+			}
+		}
+	}
+	// Step 3: the task must still be the interrupted one.
+	task, err := client.GetTask(ctx, taskID, historyLength)
+	if err != nil {
+		return err
+	}
+	if task.TaskID != taskID || (task.ContextID != "" && task.ContextID != contextID) {
+		return runErr(CodeA2AProtocolError, i18n.MsgTaskIdentityMismatch)
+	}
+	if _, _, sid := mapper.Identity(task); sid != "" && sessionID == "" {
+		if err := rs.bindIdentity(ctx, task); err != nil {
+			return err
+		}
+	}
+	// Step 4: the snapshot view and the pipeline catch-up.
+	rs.buf = rs.m.MapTaskSnapshot(rs.buf, task)
+	if err := rs.catchUp(ctx, taskID); err != nil {
+		return err
+	}
+	// Step 5: reconcile pending interrupts with what the task still waits for.
+	taskInputs := rs.m.RequiredInputs(task)
+	announced, err := rs.reconcile(ctx, task, taskInputs, entries)
+	if err != nil {
+		return err
+	}
+	answers, err := rs.checkEntries(ctx, entries, digests, announced)
+	if err != nil || answers == nil {
+		return err
+	}
+	rs.lastState = task.State()
+	return rs.apply(ctx, answers, taskID, contextID)
+}
+
+// catchUp fetches the pipeline state after the persisted cursor and maps it
+// (adapter.md §9.2). A 404 means there is no pipeline state.
+func (rs *runState) catchUp(ctx context.Context, taskID string) error {
+	t := rs.r.t
+	t.mu.Lock()
+	after := t.doc.Execution.PipelineSequence
+	t.mu.Unlock()
+	if seq := rs.m.PipelineSequence(); seq > after {
+		after = seq
+	}
+	st, err := rs.r.a.client.PipelineState(ctx, taskID, after)
+	if errors.Is(err, a2a.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	rs.buf = rs.m.MapPipelineState(rs.buf, st)
+	return nil
+}
+
+// reconcile merges or replaces the durable pending set with the task's
+// current inputs (§5.6 step 5) and returns the ids the client has seen.
+func (rs *runState) reconcile(ctx context.Context, task *a2a.Event, inputs []mapper.Input, entries []agui.ResumeEntry) (map[string]bool, error) {
+	t := rs.r.t
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	pending := t.doc.Execution.Pending
+	announced := make(map[string]bool, len(pending))
+	for id := range pending {
+		announced[id] = true
+	}
+	known := false
+	for _, in := range inputs {
+		for _, e := range entries {
+			if e.InterruptID == in.ID {
+				known = true
+			}
+		}
+	}
+	ic := task.IacCode()
+	_, hasInput := ic["input"]
+	_, hasPerms := ic["pendingPermissions"]
+	replace := isTerminalState(task.State()) || (!known && (hasInput || hasPerms))
+	changed := false
+	if replace {
+		for id := range pending {
+			delete(pending, id)
+			changed = true
+		}
+		for id := range announced {
+			announced[id] = false
+		}
+	}
+	for _, in := range inputs {
+		if _, ok := pending[in.ID]; !ok {
+			pending[in.ID] = state.Pending{Value: in.Projection, Sideband: in.Sideband}
+			changed = true
+		}
+	}
+	if changed {
+		if err := rs.r.a.save(ctx, t); err != nil {
+			return nil, runErr(CodeStatePersistenceFailed, i18n.MsgResumeReconcileCommitFailed)
+		}
+	}
+	return announced, nil
+}
+
+// checkEntries runs §5.6 steps 6–10 and returns the answers to apply. A nil
+// slice with a nil error means the run already ended with an interrupt
+// outcome listing newly discovered inputs.
+func (rs *runState) checkEntries(ctx context.Context, entries []agui.ResumeEntry, digests []string, announced map[string]bool) ([]answer, error) {
+	seen := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		if seen[e.InterruptID] {
+			return nil, runErr(CodeIncompleteResume, i18n.MsgResumeDuplicateIDs)
+		}
+		seen[e.InterruptID] = true
+	}
+	t := rs.r.t
+	t.mu.Lock()
+	doc := t.doc
+	execID := doc.Execution.ExecutionID
+	pending := doc.Execution.Pending
+	// Step 7: pending ids that were already applied leave the set.
+	var conflict bool
+	removed := false
+	for id := range pending {
+		d, ok := doc.AppliedDigest(execID, id)
+		if !ok {
+			continue
+		}
+		for i, e := range entries {
+			if e.InterruptID == id && digests[i] != d {
+				conflict = true
+			}
+		}
+		delete(pending, id)
+		removed = true
+	}
+	if removed {
+		if err := rs.r.a.save(ctx, t); err != nil {
+			t.mu.Unlock()
+			return nil, runErr(CodeStatePersistenceFailed, i18n.MsgResumeReconcileCommitFailed)
+		}
+	}
+	if conflict {
+		t.mu.Unlock()
+		return nil, runErr(CodeResumeAlreadyApplied, i18n.MsgResumeAlreadyApplied)
+	}
+	// Step 8: entries for ids that are not pending.
+	var out []answer
+	for i, e := range entries {
+		p, ok := pending[e.InterruptID]
+		if ok {
+			out = append(out, answer{entry: e, pending: p, digest: digests[i]})
+			continue
+		}
+		d, applied := doc.AppliedDigest(execID, e.InterruptID)
+		switch {
+		case applied && d == digests[i]:
+		case applied:
+			t.mu.Unlock()
+			return nil, runErr(CodeResumeAlreadyApplied, i18n.MsgResumeAlreadyApplied)
+		default:
+			t.mu.Unlock()
+			return nil, runErr(CodeUnknownInterrupt, i18n.MsgUnknownInterrupt)
+		}
+	}
+	// Step 9: every announced pending id must be answered; ids the client
+	// has never seen end the run with a new interrupt outcome.
+	var unseen bool
+	for id := range pending {
+		if seen[id] {
+			continue
+		}
+		if announced[id] {
+			t.mu.Unlock()
+			return nil, runErr(CodeIncompleteResume, i18n.MsgResumeIncomplete)
+		}
+		unseen = true
+	}
+	t.mu.Unlock()
+	if unseen {
+		return nil, rs.reannounce()
+	}
+	// Step 10.
+	for _, a := range out {
+		if err := validateAnswer(a); err != nil {
+			return nil, err
+		}
+	}
+	if len(out) == 0 {
+		return nil, runErr(CodeResumeAlreadyApplied, i18n.MsgResumeAlreadyApplied)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return isPermission(out[i].pending) && !isPermission(out[j].pending) })
+	return out, nil
+}
+
+// reannounce ends the run with an interrupt outcome listing every pending
+// input, without applying any answer.
+func (rs *runState) reannounce() error {
+	t := rs.r.t
+	t.mu.Lock()
+	interrupts := pendingInterrupts(t.doc)
+	t.mu.Unlock()
+	rs.paused = true
+	rs.sessionEvent()
+	rs.buf = rs.m.CloseAll(rs.buf)
+	rs.buf = append(rs.buf, &agui.RunFinished{
+		ThreadID: rs.r.in.ThreadID, RunID: rs.r.in.RunID,
+		Outcome: agui.Outcome{Type: agui.OutcomeInterrupt, Interrupts: interrupts},
+		Usage:   rs.m.Usage(),
+	})
+	if err := rs.flush(); err != nil {
+		return err
+	}
+	return errPaused
+}
+
+func isTerminalState(s string) bool {
+	switch s {
+	case a2a.StateCompleted, a2a.StateFailed, a2a.StateCanceled, a2a.StateRejected:
+		return true
+	}
+	return false
+}

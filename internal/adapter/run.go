@@ -1,0 +1,272 @@
+package adapter
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
+	"github.com/iac-code-agui/iac-code-agui/internal/agui"
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+	"github.com/iac-code-agui/iac-code-agui/internal/mapper"
+	"github.com/iac-code-agui/iac-code-agui/internal/request"
+)
+
+// Sink receives a run's AG-UI events; agui.Writer implements it. A write
+// error means the client is gone.
+type Sink interface {
+	WriteBatch(evs []agui.Event) error
+}
+
+// errPaused ends a run that already wrote its interrupt outcome.
+var errPaused = errors.New("run paused on an interrupt")
+
+// errClientGone ends a run whose client disconnected.
+var errClientGone = errors.New("client disconnected")
+
+// runState is the mutable state of one streaming run. Only the run's own
+// goroutine touches it; the thread document is shared and guarded by t.mu.
+type runState struct {
+	r           *Run
+	m           *mapper.Mapper
+	sink        Sink
+	buf         []agui.Event
+	sessionSent bool
+	lastState   string
+	terminal    bool // a terminal AG-UI event was written
+	paused      bool // the run ended with an interrupt outcome
+	// answered holds the inputs already answered in this execution, so the
+	// mapper never announces them again.
+	answered map[string]bool
+}
+
+// Stream executes the run, writing its events to sink, and releases the
+// thread when it returns. ctx is the client's request context: its
+// cancellation is the disconnect signal (agui-1.0.md §1.2).
+func (r *Run) Stream(ctx context.Context, sink Sink) {
+	rs := r.newRunState(sink)
+	defer r.release(ctx, rs)
+	rs.buf = append(rs.buf, &agui.RunStarted{ThreadID: r.in.ThreadID, RunID: r.in.RunID, ParentRunID: r.in.ParentRunID})
+	rs.buf = rs.m.ReopenSteps(rs.buf)
+	var err error
+	if r.resume {
+		err = rs.resume(ctx)
+	} else {
+		err = rs.newTurn(ctx)
+	}
+	if err == nil && !rs.paused {
+		err = rs.end()
+	}
+	rs.fail(ctx, err)
+}
+
+func (r *Run) newRunState(sink Sink) *runState {
+	r.t.mu.Lock()
+	ex := r.t.doc.Execution
+	execID := ex.ExecutionID
+	applied := r.t.doc.AppliedResumeDigests
+	cfg := mapper.Config{
+		ThreadID:         r.in.ThreadID,
+		RunID:            r.in.RunID,
+		PipelineSequence: ex.PipelineSequence,
+		DurableOpenSteps: append([]string(nil), ex.PipelineOpenSteps...),
+		TextDigests:      append([]string(nil), ex.TextSnapshotDigests...),
+	}
+	r.t.mu.Unlock()
+	answered := make(map[string]bool)
+	for _, d := range applied {
+		if d.ExecutionID == execID {
+			answered[d.InterruptID] = true
+		}
+	}
+	cfg.Answered = func(id string) bool { return answered[id] }
+	return &runState{r: r, m: mapper.New(cfg), sink: sink, buf: make([]agui.Event, 0, 16), answered: answered}
+}
+
+// newTurn sends the latest user message and follows the A2A stream.
+func (rs *runState) newTurn(ctx context.Context) error {
+	r := rs.r
+	ui, err := request.UserContent(r.in.Messages)
+	if err != nil {
+		var ce *request.ContentError
+		if errors.As(err, &ce) {
+			return runErr(CodeInvalidInput, ce.Msg)
+		}
+		return runErr(CodeInvalidInput, i18n.MsgUserMessageRequired)
+	}
+	r.t.mu.Lock()
+	contextID := r.t.doc.ContextID
+	r.t.mu.Unlock()
+	s, err := r.a.client.SendStreamingMessage(ctx, &a2a.SendParams{
+		MessageID: ui.MessageID,
+		ContextID: contextID,
+		Parts:     ui.Parts,
+		Metadata:  request.Metadata(r.ic, r.cwd, string(r.lang)),
+	})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	_, err = rs.consume(ctx, s, nil)
+	return err
+}
+
+// consume maps A2A events from s until the stream ends or the turn stops.
+// accept, when set, is called once with the first valid event (the commit
+// point of an interrupt answer, adapter.md §5.9). It reports whether any
+// valid event arrived.
+func (rs *runState) consume(ctx context.Context, s *a2a.Stream, accept func() error) (bool, error) {
+	got := false
+	for {
+		ev, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			return got, rs.flush()
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return got, errClientGone
+			}
+			return got, err
+		}
+		if !got && accept != nil {
+			if err := rs.checkIdentity(ev); err != nil {
+				return got, err
+			}
+			got = true
+			if err := accept(); err != nil {
+				return got, err
+			}
+		}
+		got = true
+		done, err := rs.handle(ctx, ev)
+		if err != nil || done {
+			return got, err
+		}
+	}
+}
+
+// handle maps one live A2A event. It reports done when the turn stopped:
+// an interrupt was committed, or a state ended the A2A loop (adapter.md
+// §4.4 step 7).
+func (rs *runState) handle(ctx context.Context, ev *a2a.Event) (bool, error) {
+	if err := rs.bindIdentity(ctx, ev); err != nil {
+		return true, err
+	}
+	rs.buf = rs.m.Map(rs.buf, ev)
+	if st := ev.State(); st != "" {
+		rs.lastState = st
+	}
+	if inputs := rs.m.RequiredInputs(ev); len(inputs) > 0 {
+		return true, rs.commitInterrupt(ctx, inputs)
+	}
+	if err := rs.flush(); err != nil {
+		return true, err
+	}
+	return stops(rs.lastState), nil
+}
+
+// flush writes the buffered events.
+func (rs *runState) flush() error {
+	if len(rs.buf) == 0 {
+		return nil
+	}
+	err := rs.sink.WriteBatch(rs.buf)
+	clear(rs.buf)
+	rs.buf = rs.buf[:0]
+	if err != nil {
+		return errClientGone
+	}
+	return nil
+}
+
+// end writes the closing events of a turn that ran to the end of its
+// stream (adapter.md §4.4 step 7).
+func (rs *runState) end() error {
+	rs.sessionEvent()
+	rs.buf = rs.m.CloseAll(rs.buf)
+	switch rs.lastState {
+	case a2a.StateCompleted, a2a.StateInputRequired:
+		rs.buf = append(rs.buf, &agui.RunFinished{
+			ThreadID: rs.r.in.ThreadID, RunID: rs.r.in.RunID,
+			Outcome: agui.Outcome{Type: agui.OutcomeSuccess}, Usage: rs.m.Usage(),
+		})
+	case a2a.StateCanceled:
+		rs.buf = append(rs.buf, rs.runError(CodeCancelled, i18n.MsgCancelled))
+	default:
+		rs.buf = append(rs.buf, rs.runError(CodeA2AExecutionFailed, i18n.MsgA2AExecutionFailed))
+	}
+	rs.terminal = true
+	return rs.flush()
+}
+
+func (rs *runState) runError(code, msg string) *agui.RunError {
+	return &agui.RunError{Code: code, Message: i18n.T(rs.r.lang, msg), Usage: rs.m.Usage()}
+}
+
+// fail turns the error a run ended with into its terminal event
+// (adapter.md §4.4 step 8).
+func (rs *runState) fail(ctx context.Context, err error) {
+	if err == nil || errors.Is(err, errPaused) || rs.terminal {
+		return
+	}
+	if errors.Is(err, errClientGone) || ctx.Err() != nil {
+		return // a disconnected client gets no event; release() cancels
+	}
+	if e, ok := asError(err); ok {
+		rs.buf = append(rs.buf, rs.runError(e.Code, e.Msg))
+	} else {
+		rs.r.a.log.Error("AG-UI A2A adapter run failed", "runId", rs.r.in.RunID, "threadId", rs.r.in.ThreadID, "error", err)
+		rs.cancelTask(ctx)
+		rs.buf = append(rs.buf, rs.runError(CodeA2AUnavailable, i18n.MsgA2AUnavailable))
+	}
+	rs.terminal = true
+	_ = rs.flush()
+}
+
+// cancelTask cancels the execution's A2A task, ignoring errors.
+func (rs *runState) cancelTask(ctx context.Context) {
+	rs.r.t.mu.Lock()
+	task := rs.r.t.doc.Execution.TaskID
+	rs.r.t.mu.Unlock()
+	if task == nil || *task == "" {
+		return
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if _, err := rs.r.a.client.CancelTask(cctx, *task); err != nil {
+		rs.r.a.log.Debug("A2A CancelTask failed", "taskId", *task, "error", err)
+	}
+}
+
+// release ends the run: the execution is marked terminal when the run
+// completed without a pending interrupt, a disconnected ordinary run
+// cancels its A2A task, and the active run id is cleared (adapter.md §4.4
+// step 9, §9.1).
+func (r *Run) release(ctx context.Context, rs *runState) {
+	t := r.t
+	disconnected := !rs.terminal && !rs.paused
+	t.mu.Lock()
+	pending := len(t.doc.Execution.Pending) > 0
+	t.mu.Unlock()
+	if disconnected && !pending {
+		rs.cancelTask(ctx)
+	}
+	t.mu.Lock()
+	if !rs.paused && !pending && (rs.terminal || disconnected) && !containsString(t.doc.TerminalExecutionIDs, t.doc.Execution.ExecutionID) {
+		rs.syncPipeline()
+		t.doc.MarkTerminal()
+		r.a.saveBestEffort(ctx, t)
+	}
+	t.activeRun = ""
+	t.mu.Unlock()
+	r.a.touch()
+}
+
+// syncPipeline copies the mapper's durable pipeline position into the
+// document; the caller holds t.mu.
+func (rs *runState) syncPipeline() {
+	ex := &rs.r.t.doc.Execution
+	ex.PipelineSequence = rs.m.PipelineSequence()
+	ex.PipelineOpenSteps = rs.m.DurableOpenSteps()
+}

@@ -1,0 +1,233 @@
+package agui
+
+import (
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// DefaultHeartbeat is the idle time after which the writer sends the
+// `: heartbeat` comment (protocol reference: 15 seconds).
+const DefaultHeartbeat = 15 * time.Second
+
+// ErrWriterClosed is returned by writes after Close.
+var ErrWriterClosed = errors.New("agui: SSE writer closed")
+
+const heartbeatFrame = ": heartbeat\n\n"
+
+// maxKeptBuffer bounds the frame buffer kept between writes, so one huge
+// event does not pin its memory for the rest of the stream.
+const maxKeptBuffer = 1 << 20
+
+// WriterOptions configures a Writer.
+type WriterOptions struct {
+	// Heartbeat is the idle time before a `: heartbeat` comment. Zero
+	// means DefaultHeartbeat; a negative value disables the heartbeat.
+	Heartbeat time.Duration
+	// Now stamps events (epoch milliseconds). Nil means time.Now.
+	Now func() time.Time
+}
+
+// Writer writes AG-UI events as SSE frames `data: <json>\n\n` (LF only)
+// and keeps the stream alive with heartbeat comments. All methods are safe
+// for concurrent use; a frame is never interleaved with another.
+//
+// The first write or flush error is remembered and returned by every later
+// call: the caller treats it as a client disconnect.
+type Writer struct {
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	hb  time.Duration
+	now func() time.Time
+
+	mu          sync.Mutex
+	buf         []byte
+	started     bool
+	closed      bool
+	noDeadline  bool // SetWriteDeadline is not supported by w
+	err         error
+	timer       *time.Timer
+	lastWritten time.Time // monotonic; drives the heartbeat
+}
+
+// NewWriter returns a Writer over w. Nothing is written until Start (or
+// the first Write).
+func NewWriter(w http.ResponseWriter, opts WriterOptions) *Writer {
+	hb := opts.Heartbeat
+	if hb == 0 {
+		hb = DefaultHeartbeat
+	}
+	return &Writer{w: w, rc: http.NewResponseController(w), hb: hb, now: opts.Now}
+}
+
+// Start writes status 200 with the SSE headers, flushes them and starts
+// the heartbeat. Calling it again is a no-op that returns the remembered
+// error, if any.
+func (w *Writer) Start() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.startLocked()
+}
+
+func (w *Writer) startLocked() error {
+	if w.closed {
+		return ErrWriterClosed
+	}
+	if w.started || w.err != nil {
+		return w.err
+	}
+	w.started = true
+	h := w.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	h.Set("Connection", "keep-alive")
+	w.clearDeadline()
+	w.w.WriteHeader(http.StatusOK)
+	if err := w.rc.Flush(); err != nil {
+		return w.fail(err)
+	}
+	w.lastWritten = time.Now()
+	if w.hb > 0 {
+		w.timer = time.AfterFunc(w.hb, w.beat)
+	}
+	return nil
+}
+
+// Write stamps ev, writes it as one frame and flushes. An event that
+// cannot be encoded returns an error wrapping ErrInvalidEvent; nothing is
+// written and the stream stays usable.
+func (w *Writer) Write(ev Event) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.startLocked(); err != nil {
+		return err
+	}
+	buf, err := appendFrame(w.buf[:0], w.stamp(), ev)
+	w.buf = buf
+	if err != nil {
+		return err
+	}
+	return w.flushBufLocked()
+}
+
+// WriteBatch writes several frames with one flush. If any event cannot be
+// encoded, nothing of the batch is written.
+func (w *Writer) WriteBatch(evs []Event) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.startLocked(); err != nil {
+		return err
+	}
+	if len(evs) == 0 {
+		return nil
+	}
+	ts := w.stamp()
+	buf := w.buf[:0]
+	var err error
+	for _, ev := range evs {
+		if buf, err = appendFrame(buf, ts, ev); err != nil {
+			w.buf = buf
+			return err
+		}
+	}
+	w.buf = buf
+	return w.flushBufLocked()
+}
+
+// Close stops the heartbeat; later writes return ErrWriterClosed. It does
+// not close the underlying connection and is idempotent.
+func (w *Writer) Close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+	w.stopTimer()
+}
+
+// Err returns the remembered write or flush error, if any.
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+func appendFrame(dst []byte, ts int64, ev Event) ([]byte, error) {
+	n := len(dst)
+	dst = append(dst, "data: "...)
+	dst, err := EncodeEvent(dst, ts, ev)
+	if err != nil {
+		return dst[:n], err
+	}
+	return append(dst, '\n', '\n'), nil
+}
+
+func (w *Writer) stamp() int64 {
+	if w.now != nil {
+		return w.now().UnixMilli()
+	}
+	return time.Now().UnixMilli()
+}
+
+// beat runs on the heartbeat timer. Writes do not reset the timer (that
+// would cost a runtime timer update per delta); instead beat checks how
+// long the stream has really been idle and re-arms for the remainder.
+func (w *Writer) beat() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed || w.err != nil || w.timer == nil {
+		return
+	}
+	if idle := time.Since(w.lastWritten); idle < w.hb {
+		w.timer.Reset(w.hb - idle)
+		return
+	}
+	w.buf = append(w.buf[:0], heartbeatFrame...)
+	if w.flushBufLocked() == nil {
+		w.timer.Reset(w.hb)
+	}
+}
+
+// flushBufLocked writes w.buf and flushes, remembering any failure.
+func (w *Writer) flushBufLocked() error {
+	if w.err != nil {
+		return w.err
+	}
+	w.clearDeadline()
+	_, err := w.w.Write(w.buf)
+	if cap(w.buf) > maxKeptBuffer {
+		w.buf = nil
+	}
+	if err != nil {
+		return w.fail(err)
+	}
+	if err := w.rc.Flush(); err != nil {
+		return w.fail(err)
+	}
+	w.lastWritten = time.Now()
+	return nil
+}
+
+// clearDeadline lifts any server-wide WriteTimeout for this response, so a
+// long stream is never cut. Errors other than "not supported" are left to
+// the write itself to surface.
+func (w *Writer) clearDeadline() {
+	if w.noDeadline {
+		return
+	}
+	if err := w.rc.SetWriteDeadline(time.Time{}); errors.Is(err, http.ErrNotSupported) {
+		w.noDeadline = true
+	}
+}
+
+func (w *Writer) fail(err error) error {
+	w.err = err
+	w.stopTimer()
+	return err
+}
+
+func (w *Writer) stopTimer() {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}

@@ -1,0 +1,349 @@
+package agui
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var fixedNow = func() time.Time { return time.UnixMilli(1767225600000) }
+
+// serve runs handle inside a real loopback HTTP server and returns the
+// response of one POST to it.
+func serve(t *testing.T, opts WriterOptions, handle func(w *Writer)) *http.Response {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w := NewWriter(rw, opts)
+		defer w.Close()
+		handle(w)
+	}))
+	t.Cleanup(srv.Close)
+	resp, err := srv.Client().Post(srv.URL, "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+func readAll(t *testing.T, resp *http.Response) string {
+	t.Helper()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// readFrame reads one SSE frame, up to and including the blank line.
+func readFrame(t *testing.T, r *bufio.Reader) string {
+	t.Helper()
+	var sb strings.Builder
+	for {
+		line, err := r.ReadString('\n')
+		sb.WriteString(line)
+		if err != nil {
+			t.Fatalf("read frame: %v (got %q)", err, sb.String())
+		}
+		if line == "\n" {
+			return sb.String()
+		}
+	}
+}
+
+func mustNil(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Error(err)
+	}
+}
+
+func TestWriterFramesAndHeaders(t *testing.T) {
+	resp := serve(t, WriterOptions{Now: fixedNow}, func(w *Writer) {
+		mustNil(t, w.Start())
+		mustNil(t, w.Write(&RunStarted{ThreadID: "t1", RunID: "r1"}))
+		mustNil(t, w.WriteBatch([]Event{
+			&TextMessageStart{MessageID: "m1", Role: "assistant"},
+			&TextMessageContent{MessageID: "m1", Delta: "a\r\nb\u2028"},
+			&TextMessageEnd{MessageID: "m1"},
+		}))
+		mustNil(t, w.Write(&RunFinished{ThreadID: "t1", RunID: "r1", Outcome: Outcome{Type: OutcomeSuccess}}))
+	})
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	for k, v := range map[string]string{
+		"Content-Type":      "text/event-stream",
+		"Cache-Control":     "no-cache",
+		"X-Accel-Buffering": "no",
+		"Connection":        "keep-alive",
+	} {
+		if got := resp.Header.Get(k); got != v {
+			t.Errorf("header %s = %q, want %q", k, got, v)
+		}
+	}
+	want := `data: {"type":"RUN_STARTED","timestamp":1767225600000,"threadId":"t1","runId":"r1"}` + "\n\n" +
+		`data: {"type":"TEXT_MESSAGE_START","timestamp":1767225600000,"messageId":"m1","role":"assistant"}` + "\n\n" +
+		`data: {"type":"TEXT_MESSAGE_CONTENT","timestamp":1767225600000,"messageId":"m1","delta":"a\r\nb\u2028"}` + "\n\n" +
+		`data: {"type":"TEXT_MESSAGE_END","timestamp":1767225600000,"messageId":"m1"}` + "\n\n" +
+		`data: {"type":"RUN_FINISHED","timestamp":1767225600000,"threadId":"t1","runId":"r1","outcome":{"type":"success"}}` + "\n\n"
+	if got := readAll(t, resp); got != want {
+		t.Fatalf("body\n got: %q\nwant: %q", got, want)
+	}
+}
+
+func TestWriterDefaultTimestampIsEpochMillis(t *testing.T) {
+	before := time.Now().UnixMilli()
+	resp := serve(t, WriterOptions{}, func(w *Writer) {
+		mustNil(t, w.Write(&StepStarted{StepName: "s"}))
+	})
+	after := time.Now().UnixMilli()
+	body := readAll(t, resp)
+	var ev struct{ Timestamp int64 }
+	if err := json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimPrefix(body, "data: "), "\n\n")), &ev); err != nil {
+		t.Fatalf("%v in %q", err, body)
+	}
+	if ev.Timestamp < before || ev.Timestamp > after {
+		t.Fatalf("timestamp %d not in [%d, %d]", ev.Timestamp, before, after)
+	}
+}
+
+func TestWriterHeartbeatAndClose(t *testing.T) {
+	const hb = 40 * time.Millisecond
+	wrote := make(chan struct{})
+	closed := make(chan struct{})
+	resp := serve(t, WriterOptions{Heartbeat: hb, Now: fixedNow}, func(w *Writer) {
+		mustNil(t, w.Start())
+		<-wrote // the client saw a heartbeat
+		mustNil(t, w.Write(&StepStarted{StepName: "s"}))
+		<-closed
+		w.Close()
+		w.Close() // idempotent
+		if err := w.Write(&StepFinished{StepName: "s"}); !errors.Is(err, ErrWriterClosed) {
+			t.Errorf("write after Close = %v, want ErrWriterClosed", err)
+		}
+		// Several intervals with the stream open: Close must have stopped
+		// the heartbeat, so nothing more may arrive.
+		time.Sleep(5 * hb)
+	})
+	r := bufio.NewReader(resp.Body)
+	if got := readFrame(t, r); got != ": heartbeat\n\n" {
+		t.Fatalf("first frame %q, want heartbeat", got)
+	}
+	close(wrote)
+	want := `data: {"type":"STEP_STARTED","timestamp":1767225600000,"stepName":"s"}` + "\n\n"
+	for {
+		got := readFrame(t, r)
+		if got == ": heartbeat\n\n" {
+			continue // a second heartbeat may race with the event
+		}
+		if got != want {
+			t.Fatalf("frame %q, want %q", got, want)
+		}
+		break
+	}
+	close(closed)
+	if rest, _ := io.ReadAll(r); len(rest) != 0 {
+		t.Fatalf("bytes after Close: %q", rest)
+	}
+}
+
+func TestWriterNoHeartbeatWhileEventsFlow(t *testing.T) {
+	const hb = 300 * time.Millisecond
+	resp := serve(t, WriterOptions{Heartbeat: hb, Now: fixedNow}, func(w *Writer) {
+		for i := 0; i < 60; i++ {
+			mustNil(t, w.Write(&TextMessageContent{MessageID: "m", Delta: "x"}))
+			time.Sleep(10 * time.Millisecond) // 60 × 10 ms spans two intervals
+		}
+	})
+	body := readAll(t, resp)
+	if strings.Contains(body, "heartbeat") {
+		t.Fatalf("heartbeat while events flowed: %q", body)
+	}
+	if n := strings.Count(body, "\n\n"); n != 60 {
+		t.Fatalf("%d frames, want 60", n)
+	}
+}
+
+func TestWriterConcurrentWritesDoNotInterleave(t *testing.T) {
+	const writers, perWriter = 8, 100
+	delta := strings.Repeat("0123456789", 400)
+	resp := serve(t, WriterOptions{Now: fixedNow}, func(w *Writer) {
+		var wg sync.WaitGroup
+		for g := range writers {
+			wg.Go(func() {
+				for i := range perWriter {
+					id := fmt.Sprintf("m%d-%d", g, i)
+					if i%2 == 0 {
+						mustNil(t, w.Write(&TextMessageContent{MessageID: id, Delta: delta}))
+					} else {
+						mustNil(t, w.WriteBatch([]Event{&TextMessageContent{MessageID: id, Delta: delta}}))
+					}
+				}
+			})
+		}
+		wg.Wait()
+	})
+	body := readAll(t, resp)
+	frames := strings.Split(strings.TrimSuffix(body, "\n\n"), "\n\n")
+	if len(frames) != writers*perWriter {
+		t.Fatalf("%d frames, want %d", len(frames), writers*perWriter)
+	}
+	seen := map[string]bool{}
+	for _, f := range frames {
+		var ev TextMessageContent
+		if !strings.HasPrefix(f, "data: ") || strings.Contains(f, "\n") {
+			t.Fatalf("bad frame %.80q", f)
+		}
+		if err := json.Unmarshal([]byte(f[len("data: "):]), &ev); err != nil || ev.Delta != delta {
+			t.Fatalf("frame not intact: %v %.80q", err, f)
+		}
+		seen[ev.MessageID] = true
+	}
+	if len(seen) != writers*perWriter {
+		t.Fatalf("%d distinct events, want %d", len(seen), writers*perWriter)
+	}
+}
+
+func TestWriterClearsServerWriteTimeout(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w := NewWriter(rw, WriterOptions{Now: fixedNow})
+		defer w.Close()
+		for i := range 8 {
+			mustNil(t, w.Write(&StepStarted{StepName: fmt.Sprint(i)}))
+			time.Sleep(40 * time.Millisecond) // 8 × 40 ms is well past WriteTimeout
+		}
+	}))
+	srv.Config.WriteTimeout = 100 * time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	resp, err := srv.Client().Post(srv.URL, "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body := readAll(t, resp)
+	if n := strings.Count(body, "STEP_STARTED"); n != 8 {
+		t.Fatalf("%d events survived the server WriteTimeout, want 8: %q", n, body)
+	}
+}
+
+func TestWriterRemembersWriteError(t *testing.T) {
+	done := make(chan error, 1)
+	first := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w := NewWriter(rw, WriterOptions{})
+		defer w.Close()
+		mustNil(t, w.Write(&StepStarted{StepName: "s"}))
+		<-first
+		// The client is gone; keep writing until the kernel reports it.
+		var err error
+		for i := 0; i < 2000 && err == nil; i++ {
+			err = w.Write(&TextMessageContent{MessageID: "m", Delta: strings.Repeat("x", 1024)})
+			time.Sleep(time.Millisecond)
+		}
+		if err == nil {
+			done <- errors.New("no error after the client disconnected")
+			return
+		}
+		if again := w.Write(&StepFinished{StepName: "s"}); again != err {
+			done <- fmt.Errorf("second write returned %v, want the remembered %v", again, err)
+			return
+		}
+		if w.Err() != err {
+			done <- fmt.Errorf("Err() = %v", w.Err())
+			return
+		}
+		done <- nil
+	}))
+	defer srv.Close()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader("{}"))
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readFrame(t, bufio.NewReader(resp.Body))
+	cancel()
+	resp.Body.Close()
+	close(first)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWriterInvalidEventKeepsStreamUsable(t *testing.T) {
+	resp := serve(t, WriterOptions{Now: fixedNow}, func(w *Writer) {
+		if err := w.Write(&RunFinished{Outcome: Outcome{Type: OutcomeInterrupt}}); !errors.Is(err, ErrInvalidEvent) {
+			t.Errorf("Write = %v, want ErrInvalidEvent", err)
+		}
+		if err := w.WriteBatch([]Event{&StepStarted{StepName: "a"}, nil}); !errors.Is(err, ErrInvalidEvent) {
+			t.Errorf("WriteBatch = %v, want ErrInvalidEvent", err)
+		}
+		mustNil(t, w.WriteBatch(nil))
+		mustNil(t, w.Write(&StepStarted{StepName: "b"}))
+		mustNil(t, w.Err())
+	})
+	// Write before Start started the stream implicitly.
+	if resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("content type %q", resp.Header.Get("Content-Type"))
+	}
+	want := `data: {"type":"STEP_STARTED","timestamp":1767225600000,"stepName":"b"}` + "\n\n"
+	if got := readAll(t, resp); got != want {
+		t.Fatalf("body %q, want %q", got, want)
+	}
+}
+
+// noFlushWriter is a scripted fake: a real net/http server always supports
+// Flush, so a ResponseWriter without it can only be produced this way.
+type noFlushWriter struct{ h http.Header }
+
+func (n *noFlushWriter) Header() http.Header         { return n.h }
+func (n *noFlushWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (n *noFlushWriter) WriteHeader(int)             {}
+
+func TestWriterStartWithoutFlusher(t *testing.T) {
+	w := NewWriter(&noFlushWriter{h: http.Header{}}, WriterOptions{})
+	defer w.Close()
+	err := w.Start()
+	if !errors.Is(err, http.ErrNotSupported) {
+		t.Fatalf("Start = %v, want ErrNotSupported", err)
+	}
+	if again := w.Start(); again != err {
+		t.Fatalf("second Start = %v", again)
+	}
+}
+
+// discardWriter is a flushable ResponseWriter that drops the bytes, so the
+// benchmark measures the writer, not a network.
+type discardWriter struct{ h http.Header }
+
+func (d *discardWriter) Header() http.Header         { return d.h }
+func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discardWriter) WriteHeader(int)             {}
+func (d *discardWriter) Flush()                      {}
+
+func BenchmarkWriterText(b *testing.B) {
+	w := NewWriter(&discardWriter{h: http.Header{}}, WriterOptions{})
+	defer w.Close()
+	if err := w.Start(); err != nil {
+		b.Fatal(err)
+	}
+	ev := &TextMessageContent{MessageID: "msg-0123456789abcdef", Delta: "Hello, world! 12345\n"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := w.Write(ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,168 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
+	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
+	"github.com/iac-code-agui/iac-code-agui/internal/config"
+	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+	"github.com/iac-code-agui/iac-code-agui/internal/request"
+	"github.com/iac-code-agui/iac-code-agui/internal/server"
+	"github.com/iac-code-agui/iac-code-agui/internal/state"
+)
+
+// Version is the product version; release builds set it with -ldflags.
+var Version = "0.1.0-dev"
+
+// Main runs the command line and returns the process exit status.
+func Main(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	lang := i18n.FromLocaleEnv(getenv)
+	if len(args) > 0 && args[0] == "demo-agent" {
+		return runDemoAgent(args[1:], getenv, stdout, stderr, lang)
+	}
+	cfg, err := config.Load(args, getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, config.Usage())
+		return 0
+	}
+	var ce *config.Error
+	if err != nil && !errors.As(err, &ce) {
+		// An unknown flag or a stray argument: a usage error.
+		fmt.Fprintln(stderr, err.Error())
+		fmt.Fprint(stderr, config.Usage())
+		return 2
+	}
+	if err != nil {
+		printError(stderr, lang, err)
+		return 1
+	}
+	logger := newLogger(cfg.Debug, cfg.LogStdout, stdout, stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := serve(ctx, cfg, getenv, logger); err != nil {
+		printError(stderr, lang, err)
+		return 1
+	}
+	return 0
+}
+
+func printError(w io.Writer, lang i18n.Lang, err error) {
+	var ce *config.Error
+	if errors.As(err, &ce) {
+		fmt.Fprintln(w, ce.Localized(lang))
+		return
+	}
+	fmt.Fprintln(w, err.Error())
+}
+
+func newLogger(debug, toStdout bool, stdout, stderr io.Writer) *slog.Logger {
+	level := slog.LevelInfo
+	if debug {
+		level = slog.LevelDebug
+	}
+	var w io.Writer = stderr
+	if toStdout {
+		w = io.MultiWriter(stderr, stdout)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})).With("session", "agui-adapter")
+}
+
+// serve starts the upstream, the adapter and the HTTP server, and blocks
+// until ctx is cancelled or the idle monitor stops the server.
+func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, logger *slog.Logger) error {
+	up, err := startUpstream(ctx, cfg, getenv, logger)
+	if err != nil {
+		return err
+	}
+	defer up.stop()
+	ad := adapter.New(adapter.Options{
+		Store:        state.NewFileStore(cfg.StateDir),
+		Client:       a2a.New(up.url, up.token),
+		AllowedRoots: request.AllowedRoots(cfg.AllowedCWDs),
+		Logger:       logger,
+	})
+	h := server.New(server.Options{Adapter: ad, AuthToken: cfg.AuthToken, Version: Version, Logger: logger})
+	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := server.NewHTTPServer(addr, h)
+	logger.Info("AG-UI adapter listening", "url", "http://"+ln.Addr().String()+"/", "a2a", up.url, "upstream", up.kind, "stateDir", cfg.StateDir)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if cfg.IdleShutdown > 0 {
+		go watchIdle(ctx, cancel, ad, cfg.IdleShutdown, logger)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("AG-UI adapter shutting down")
+	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer scancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		_ = srv.Close()
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// watchIdle stops the server when the adapter has been idle for idle
+// (adapter.md §2.10).
+func watchIdle(ctx context.Context, stop context.CancelFunc, ad *adapter.Adapter, idle time.Duration, logger *slog.Logger) {
+	every := min(5*time.Second, max(100*time.Millisecond, idle/4))
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if ok, since := ad.Idle(); ok && since >= idle {
+				logger.Info("AG-UI adapter idle; shutting down", "idleSeconds", since.Seconds())
+				stop()
+				return
+			}
+		}
+	}
+}
+
+func runDemoAgent(args []string, getenv func(string) string, stdout, stderr io.Writer, lang i18n.Lang) int {
+	host, port, token, err := config.LoadDemoAgent(args, getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, config.Usage())
+		return 0
+	}
+	if err != nil {
+		printError(stderr, lang, err)
+		return 1
+	}
+	logger := newLogger(false, false, stdout, stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := demoagent.Run(ctx, host, port, token, logger); err != nil {
+		fmt.Fprintln(stderr, err.Error())
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,139 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
+	"github.com/iac-code-agui/iac-code-agui/internal/config"
+	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+)
+
+// upstream is the A2A agent the adapter talks to.
+type upstream struct {
+	url, token string
+	kind       string // "url", "managed", "embedded"
+	stop       func()
+}
+
+// Readiness of a managed child (adapter.md §1.8).
+var (
+	childReadyTimeout = 20 * time.Second
+	childPollEvery    = 100 * time.Millisecond
+	childProbeTimeout = 500 * time.Millisecond
+	childStopWait     = 5 * time.Second
+)
+
+// startUpstream picks the upstream: --a2a-url when set; else a managed
+// `iac-code a2a` child when iac-code is on PATH; else the embedded agent.
+func startUpstream(ctx context.Context, cfg *config.Config, getenv func(string) string, logger *slog.Logger) (*upstream, error) {
+	if cfg.A2AURL != "" {
+		return &upstream{url: cfg.A2AURL, token: cfg.A2AToken, kind: "url", stop: func() {}}, nil
+	}
+	if path, err := exec.LookPath("iac-code"); err == nil {
+		return startChild(ctx, path, cfg, getenv, logger)
+	}
+	token := randomToken()
+	srv, err := demoagent.Start(ctx, "127.0.0.1:0", demoagent.Options{Token: token, Logger: logger.With("component", "demo-agent")})
+	if err != nil {
+		return nil, err
+	}
+	logger.Info("No --a2a-url and no iac-code on PATH: using the embedded demo A2A agent (scripted, no LLM)", "url", srv.URL)
+	return &upstream{url: srv.URL, token: token, kind: "embedded", stop: func() { _ = srv.Close() }}, nil
+}
+
+// randomToken is 32 random bytes, URL-safe base64, as the original's.
+func randomToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// startChild starts `iac-code a2a` on a free loopback port with a random
+// token and waits until its /health answers (adapter.md §1.8).
+func startChild(ctx context.Context, path string, cfg *config.Config, getenv func(string) string, logger *slog.Logger) (*upstream, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	token := randomToken()
+	cmd := exec.Command(path, "a2a", "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--thinking-exposure", "all")
+	cmd.Env = append(os.Environ(), "IACCODE_A2A_HTTP_TOKEN="+token)
+	if v := getenv("IAC_CODE_AGUI_ALLOWED_CWDS"); v != "" && getenv("IACCODE_A2A_ALLOWED_CWDS") == "" {
+		cmd.Env = append(cmd.Env, "IACCODE_A2A_ALLOWED_CWDS="+v)
+	}
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	stop := func() { stopChild(cmd, exited) }
+	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/"
+	client := a2a.New(url, token)
+	deadline := time.Now().Add(childReadyTimeout)
+	for {
+		select {
+		case <-exited:
+			return nil, &config.Error{Msg: i18n.MsgA2AExitedDuringStartup, Args: []any{cmd.ProcessState.ExitCode()}}
+		case <-ctx.Done():
+			stop()
+			return nil, ctx.Err()
+		default:
+		}
+		pctx, cancel := context.WithTimeout(ctx, childProbeTimeout)
+		err := client.Health(pctx)
+		cancel()
+		if err == nil {
+			logger.Info("Managed iac-code A2A process ready", "url", url, "pid", cmd.Process.Pid)
+			return &upstream{url: url, token: token, kind: "managed", stop: stop}, nil
+		}
+		if time.Now().After(deadline) {
+			stop()
+			return nil, &config.Error{Msg: i18n.MsgA2ANotReady}
+		}
+		time.Sleep(childPollEvery)
+	}
+}
+
+// stopChild terminates the child, then kills it after a grace period.
+func stopChild(cmd *exec.Cmd, exited <-chan struct{}) {
+	select {
+	case <-exited:
+		return
+	default:
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+		return
+	case <-time.After(childStopWait):
+	}
+	if err := cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		fmt.Fprintln(os.Stderr, "kill managed A2A process:", err)
+	}
+	select {
+	case <-exited:
+	case <-time.After(childStopWait):
+	}
+}

@@ -1,0 +1,136 @@
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+)
+
+// Defaults of the original (adapter.md §1.2).
+const (
+	DefaultHost = "127.0.0.1"
+	DefaultPort = 8000
+)
+
+// Config is the resolved adapter configuration.
+type Config struct {
+	Host         string
+	Port         int
+	A2AURL       string // "" (managed child) or normalised with exactly one trailing "/"
+	A2AToken     string // secret: never log
+	AuthToken    string // secret: never log
+	StateDir     string // resolved absolute
+	IdleShutdown time.Duration
+	Debug        bool
+	LogStdout    bool
+	// AllowedCWDs holds the entries of IAC_CODE_AGUI_ALLOWED_CWDS, else
+	// IACCODE_A2A_ALLOWED_CWDS, split on os.PathListSeparator with empty
+	// entries dropped; nil when neither variable is set (non-empty).
+	AllowedCWDs []string
+	ConfigPath  string // the --config path after "~" expansion, or ""
+}
+
+// flagValues are the raw command-line values; set records which flags were
+// given explicitly (flag.Visit), which is what the precedence rule needs.
+type flagValues struct {
+	config, host, port, a2aURL, stateDir, idle string
+	debug, logStdout                           bool
+	set                                        map[string]bool
+}
+
+// ErrHelp-wrapping errors are returned for -h/--help; the caller prints
+// Usage() and exits 0.
+func helpError() error { return fmt.Errorf("config: help requested: %w", flag.ErrHelp) }
+
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	// The caller prints Usage() itself and translates our errors.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+func parseFlags(args []string) (*flagValues, error) {
+	fv := &flagValues{set: map[string]bool{}}
+	fs := newFlagSet("iac-code-agui")
+	fs.StringVar(&fv.config, "config", "", "")
+	fs.StringVar(&fv.host, "host", DefaultHost, "")
+	// Numbers are read as text so that a bad value gets the original's
+	// message instead of the flag package's.
+	fs.StringVar(&fv.port, "port", strconv.Itoa(DefaultPort), "")
+	fs.StringVar(&fv.a2aURL, "a2a-url", "", "")
+	fs.StringVar(&fv.stateDir, "state-dir", "", "")
+	fs.StringVar(&fv.idle, "idle-shutdown", "0", "")
+	fs.BoolVar(&fv.debug, "debug", false, "")
+	fs.BoolVar(&fv.debug, "d", false, "")
+	// --log-stdout and --no-log-stdout share one value; the last one given
+	// wins, as with Click's on/off flag pair.
+	fs.BoolFunc("log-stdout", "", func(s string) error {
+		b, err := strconv.ParseBool(s)
+		fv.logStdout = b
+		return err
+	})
+	fs.BoolFunc("no-log-stdout", "", func(s string) error {
+		b, err := strconv.ParseBool(s)
+		fv.logStdout = !b
+		return err
+	})
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, helpError()
+		}
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("config: unexpected argument %q", fs.Arg(0))
+	}
+	fs.Visit(func(f *flag.Flag) {
+		name := f.Name
+		switch name {
+		case "d":
+			name = "debug"
+		case "no-log-stdout":
+			name = "log-stdout"
+		}
+		fv.set[name] = true
+	})
+	return fv, nil
+}
+
+// Load parses args (without the program name) and the environment, reads the
+// YAML file named by --config, and applies the precedence explicit flag >
+// environment > YAML > default (adapter.md §1.4). A YAML or environment value
+// is type-checked only when it is the one used, as in the original. Validation
+// failures are *Error; -h/--help gives an error wrapping flag.ErrHelp; an
+// unknown flag or a positional argument gives a plain error.
+func Load(args []string, getenv func(string) string) (*Config, error) {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	fv, err := parseFlags(args)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &Config{}
+	y := yamlFile{}
+	if fv.config != "" {
+		cfg.ConfigPath = expandUser(fv.config, getenv)
+		if y, err = readYAML(cfg.ConfigPath); err != nil {
+			return nil, err
+		}
+	}
+	steps := []func(*Config, *flagValues, yamlFile, func(string) string) error{
+		resolveHost, resolvePort, resolveA2AURL, resolveStateDir, resolveIdle,
+		resolveBools, resolveTokens,
+	}
+	for _, step := range steps {
+		if err := step(cfg, fv, y, getenv); err != nil {
+			return nil, err
+		}
+	}
+	cfg.AllowedCWDs = allowedCWDs(getenv)
+	return cfg, nil
+}

@@ -1,0 +1,119 @@
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+)
+
+// DefaultDemoPort is the demo agent's default port, the one the iac-code A2A
+// documentation uses.
+const DefaultDemoPort = 41242
+
+// Usage returns the help text for -h/--help.
+func Usage() string { return usageText }
+
+const usageText = `Run the AG-UI adapter backed by a local iac-code A2A process.
+
+Run AG-UI as a protocol adapter; all execution remains in A2A.
+
+Usage:
+  iac-code-agui [flags]
+  iac-code-agui demo-agent [--host HOST] [--port PORT]
+
+Flags:
+  --config PATH         YAML configuration file (see below).
+  --host HOST           HTTP bind address. Default 127.0.0.1.
+                        Environment: IAC_CODE_AGUI_HOST. YAML: host.
+  --port PORT           HTTP port, an integer 1..65535. Default 8000.
+                        Environment: IAC_CODE_AGUI_PORT. YAML: port.
+  --a2a-url URL         A2A server URL; must be http(s) on 127.0.0.1,
+                        localhost or ::1. Empty: start a local A2A process.
+                        Environment: IAC_CODE_AGUI_A2A_URL.
+                        YAML: a2a-url, a2a_url.
+  --state-dir DIR       Directory of the adapter's thread mapping files.
+                        Default: $IAC_CODE_CONFIG_DIR/agui,
+                        else ~/.iac-code/agui. "~" and $VARS are expanded.
+                        Environment: IAC_CODE_AGUI_STATE_DIR.
+                        YAML: state-dir, state_dir.
+  --idle-shutdown SECS  Stop after this many idle seconds, a non-negative
+                        number; 0 (the default) disables it.
+                        YAML: idle-shutdown, idle_shutdown.
+  -d, --debug           Log at debug level instead of info. YAML: debug.
+  --log-stdout          Copy logs to stdout. YAML: log-stdout, log_stdout.
+  --no-log-stdout       Do not copy logs to stdout (the default).
+  -h, --help            Show this help and exit.
+
+Environment only (never pass tokens on the command line):
+  IAC_CODE_AGUI_AUTH_TOKEN    Bearer token required on POST / and on the
+                              cancel route. Empty: no authentication.
+                              YAML: auth_token, auth-token (env wins).
+  IAC_CODE_AGUI_A2A_TOKEN     Bearer token sent to the A2A server.
+                              YAML: a2a_token, a2a-token (env wins).
+  IAC_CODE_AGUI_ALLOWED_CWDS  Allowed workspace roots, separated by the OS
+                              path-list separator (":" on Unix). Falls
+                              back to IACCODE_A2A_ALLOWED_CWDS; if neither
+                              is set: the current directory and the system
+                              temporary directory.
+  IAC_CODE_CONFIG_DIR         iac-code configuration root (default
+                              ~/.iac-code); the default state directory is
+                              <root>/agui.
+  HOME                        Used to expand "~".
+  LC_ALL, LC_MESSAGES, LANG   Language of these command-line messages
+                              (en, zh, es, fr, de, ja, pt; else en).
+
+Precedence: an explicit flag, then the environment variable, then the YAML
+value, then the default. A YAML or environment value is checked only when it
+is the one used.
+
+YAML file (--config): a mapping; an empty file counts as {}. In keys "-" and
+"_" are the same, so both spellings work. Example:
+
+  host: 0.0.0.0
+  port: 41243
+  a2a-url: http://127.0.0.1:41242
+  state-dir: /var/lib/iac-code/agui
+  idle-shutdown: 0
+  debug: false
+  log-stdout: true
+
+Keys: host (string), port (integer, not a boolean), a2a-url/a2a_url
+(string), state-dir/state_dir (string), idle-shutdown/idle_shutdown (number
+>= 0, not a boolean), debug (boolean), log-stdout/log_stdout (boolean),
+auth-token/auth_token (string), a2a-token/a2a_token (string).
+
+Sub-command demo-agent:
+  Run the embedded, scripted iac-code-compatible A2A agent on its own.
+  --host HOST             Bind address. Default 127.0.0.1.
+  --port PORT             Port, an integer 1..65535. Default 41242.
+  IACCODE_A2A_HTTP_TOKEN  Bearer token the agent requires; empty: no auth.
+
+Errors go to stderr and the exit status is 1.
+`
+
+// LoadDemoAgent parses the demo-agent sub-command's arguments (after
+// "demo-agent"). The token comes from IACCODE_A2A_HTTP_TOKEN, like the real
+// A2A server's; empty means no authentication. A bad port is an *Error with
+// MsgPortRange; -h/--help gives an error wrapping flag.ErrHelp.
+func LoadDemoAgent(args []string, getenv func(string) string) (host string, port int, token string, err error) {
+	fs := newFlagSet("demo-agent")
+	fs.StringVar(&host, "host", DefaultHost, "")
+	portText := fs.String("port", strconv.Itoa(DefaultDemoPort), "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", 0, "", helpError()
+		}
+		return "", 0, "", fmt.Errorf("config: %w", err)
+	}
+	if fs.NArg() > 0 {
+		return "", 0, "", fmt.Errorf("config: unexpected argument %q", fs.Arg(0))
+	}
+	if port, err = parsePort(*portText); err != nil {
+		return "", 0, "", err
+	}
+	if getenv != nil {
+		token = getenv("IACCODE_A2A_HTTP_TOKEN")
+	}
+	return host, port, token, nil
+}

@@ -1,0 +1,44 @@
+// Package demoagent is the embedded iac-code-compatible A2A 1.0 agent: a
+// hand-written JSON-RPC + SSE server that behaves like `iac-code a2a` on the
+// wire (a2a-upstream.md §9) with scripted, deterministic IaC content, so the
+// adapter runs and is tested end to end with no Python, no LLM and no cloud.
+//
+// It owns: POST / (SendStreamingMessage, SendMessage, GetTask, CancelTask,
+// SubscribeToTask, ListTasks), GET /health, GET
+// /.well-known/agent-card.json, GET /iac-code/pipeline/state and POST
+// /iac-code/session/ensure-restored, bearer authentication on every route,
+// and in-memory tasks, contexts and pipeline journals.
+//
+// It must not import the adapter's other internal packages, persist
+// anything to disk, or log secrets (llm_headers values, API keys, AccessKey
+// secrets, STS and bearer tokens) or message text.
+//
+// It does not use the SDK's a2asrv: iac-code's quirks (plain-JSON errors
+// before the first event, CRLF framing, object error data, pendingPermissions
+// in task metadata, numbers as doubles, permission replies answered on their
+// own stream) are simpler to reproduce by hand (libraries.md §1.4, §1.6).
+//
+// Behaviours are chosen from the user's text (case-insensitive; the first
+// matching row wins):
+//
+//	keyword                           behaviour
+//	flood <N>                         N one-character text deltas, no delay (N ≤ 1,000,000; default 1000)
+//	cancel me                         a delta every 200 ms until CancelTask
+//	stall                             SUBMITTED, WORKING, then nothing until cancelled
+//	slow                              8 deltas 500 ms apart, then the normal end of turn
+//	retryable                         INPUT_REQUIRED "A temporary error occurred. Please retry." + error metadata
+//	stream error                      WORKING, then an SSE "event: error" frame (-32603)
+//	fail                              FAILED with a sanitised provider message + error metadata
+//	sideband | candidate permission   pipeline; candidate-scope permission answered by SendMessage (permission_ack)
+//	pipeline permission               pipeline; parent-scope permission_requested (INPUT_REQUIRED, stream open)
+//	question                          pipeline; ask_user_question, stream ends; text answer resumes
+//	select | candidate                pipeline; candidate_selection, stream ends; text answer resumes
+//	pipeline (or run_mode=pipeline)   full pipeline: steps, parallel candidates, batches, gaps, duplicates
+//	permission                        normal-mode bash permission, stream kept open for the decision
+//	(anything else)                   normal turn writing vpc.yaml (bucket.yaml for "bucket"/"oss", main.tf for "terraform")
+//
+// Independently of the row, "backup not ready" makes the next
+// ensure-restored for the session answer 409 SESSION_BACKUP_NOT_READY once
+// (then "restored"), and the next sideband SendMessage answer a JSON-RPC
+// error with data {"code":"SESSION_BACKUP_NOT_READY","retryable":true} once.
+package demoagent

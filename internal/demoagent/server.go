@@ -1,0 +1,65 @@
+package demoagent
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Server is a started demo agent.
+type Server struct {
+	URL   string // "http://127.0.0.1:<port>/"
+	Agent *Agent
+	srv   *http.Server
+	ln    net.Listener
+	done  chan error
+}
+
+// Start listens on addr (for example "127.0.0.1:0") and serves the agent
+// until Close or until ctx ends.
+func Start(ctx context.Context, addr string, opts Options) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	ag := New(opts)
+	s := &Server{URL: "http://" + ln.Addr().String() + "/", Agent: ag, ln: ln, done: make(chan error, 1),
+		srv: &http.Server{Handler: ag, ReadHeaderTimeout: 10 * time.Second}}
+	go func() { s.done <- s.srv.Serve(ln) }()
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = s.Close()
+		case <-ag.base.Done():
+		}
+	}()
+	return s, nil
+}
+
+// Close stops running tasks, closes open streams and the listener.
+func (s *Server) Close() error {
+	s.Agent.shutdown()
+	err := s.srv.Close()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// Run serves the demo agent on host:port until ctx is done; it backs the
+// "iac-code-agui demo-agent" sub-command.
+func Run(ctx context.Context, host string, port int, token string, logger *slog.Logger) error {
+	s, err := Start(ctx, net.JoinHostPort(host, strconv.Itoa(port)), Options{Token: token, Logger: logger, StepDelay: DefaultStepDelay})
+	if err != nil {
+		return err
+	}
+	if logger != nil {
+		logger.Info("demo A2A agent listening", "url", s.URL, "auth", token != "")
+	}
+	<-ctx.Done()
+	return s.Close()
+}

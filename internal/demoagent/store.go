@@ -1,0 +1,215 @@
+package demoagent
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+)
+
+// maxHistory bounds Task.history: every text delta replaces a status message
+// and so adds one entry, and a flood would otherwise grow without limit.
+const maxHistory = 1000
+
+// frame is one encoded StreamResponse and the task state it leaves behind.
+type frame struct {
+	err    *rpcError // set for a mid-stream error frame
+	result []byte
+	state  string
+	iac    map[string]any
+}
+
+// sub is one open stream reading a task's live frames.
+type sub struct {
+	ch   chan frame
+	done chan struct{} // closed by the reader when its client goes away
+	once sync.Once
+}
+
+func (s *sub) leave() { s.once.Do(func() { close(s.done) }) }
+
+// ctxRec is one A2A context: its session, workspace and bindings.
+type ctxRec struct {
+	id          string
+	sessionID   string
+	cwd         string
+	headers     map[string]string // llm_headers binding; memory only
+	activeTask  string            // running task id
+	waitingTask string            // pipeline task parked on an input
+	seq         int               // pipeline journal sequence, per context
+	backupOnce  bool              // next ensure-restored answers 409 once
+	restoreNext bool              // the call after that 409 answers "restored"
+	sidebandErr bool              // next sideband SendMessage fails once
+}
+
+// permWait is a permission the executor is waiting for.
+type permWait struct {
+	inputID   string
+	toolUseID string
+	sideband  bool
+	decision  chan string
+}
+
+// textWait is a pipeline question or selection parked after its stream ended.
+type textWait struct {
+	kind    string // ask_user_question | candidate_selection
+	inputID string
+	resume  func(ctx context.Context, e *emitter, answer string) error
+}
+
+// taskRec is the in-memory task. Fields are guarded by Agent.mu; pubMu
+// serialises publication so every subscriber sees the same frame order.
+type taskRec struct {
+	pubMu     sync.Mutex
+	t         taskObj
+	ctx       *ctxRec
+	pipeline  bool
+	active    bool
+	cancel    context.CancelFunc
+	runDone   chan struct{}
+	subs      map[*sub]struct{}
+	perm      *permWait            // normal or parent-scope permission
+	sideband  map[string]*permWait // candidate-scope permissions by inputId
+	pending   []any                // pendingPermissions envelopes
+	wait      *textWait
+	journal   []map[string]any
+	runName   string
+	lastPipe  string // pipeline status for the snapshot
+	updatedAt time.Time
+}
+
+func (a *Agent) subscribe(t *taskRec) *sub {
+	s := &sub{ch: make(chan frame, 64), done: make(chan struct{})}
+	t.subs[s] = struct{}{}
+	return s
+}
+
+func (a *Agent) unsubscribe(t *taskRec, s *sub) {
+	s.leave()
+	a.mu.Lock()
+	delete(t.subs, s)
+	a.mu.Unlock()
+}
+
+// publish applies a stream result to the stored task and fans it out.
+// Sends block until each live reader takes the frame (back-pressure), give
+// up for readers that left, and give up when ctx ends.
+func (a *Agent) publish(ctx context.Context, t *taskRec, r streamResult) error {
+	t.pubMu.Lock()
+	defer t.pubMu.Unlock()
+	a.mu.Lock()
+	f := frame{state: t.t.Status.State}
+	switch {
+	case r.StatusUpdate != nil:
+		a.applyStatus(t, r.StatusUpdate)
+		f.state = r.StatusUpdate.Status.State
+		if m, ok := r.StatusUpdate.Metadata["iac_code"].(map[string]any); ok {
+			f.iac = m
+		}
+	case r.ArtifactUpdate != nil:
+		t.t.Artifacts = append(t.t.Artifacts, r.ArtifactUpdate.Artifact)
+	case r.Task != nil:
+		f.state = r.Task.Status.State
+	}
+	t.updatedAt = time.Now()
+	subs := make([]*sub, 0, len(t.subs))
+	for s := range t.subs {
+		subs = append(subs, s)
+	}
+	a.mu.Unlock()
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	f.result = b
+	for _, s := range subs {
+		select {
+		case s.ch <- f:
+		case <-s.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// publishError fans out a mid-stream JSON-RPC error and records the task
+// as FAILED (no status frame exists for it on the wire).
+func (a *Agent) publishError(ctx context.Context, t *taskRec, e *rpcError) error {
+	t.pubMu.Lock()
+	defer t.pubMu.Unlock()
+	a.mu.Lock()
+	a.applyStatus(t, &statusUpdate{Status: taskStatus{State: stateFailed, Timestamp: now(),
+		Message: agentText(t.t.ID, t.t.ContextID, t.t.ID+"-4", "Internal error")}})
+	subs := make([]*sub, 0, len(t.subs))
+	for s := range t.subs {
+		subs = append(subs, s)
+	}
+	a.mu.Unlock()
+	for _, s := range subs {
+		select {
+		case s.ch <- frame{err: e, state: stateFailed}:
+		case <-s.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// applyStatus moves the replaced status message into history and makes the
+// update's iac_code the task's, plus the session id and pending
+// permissions (a2a-upstream.md §5.4). Caller holds a.mu.
+func (a *Agent) applyStatus(t *taskRec, u *statusUpdate) {
+	if old := t.t.Status.Message; old != nil {
+		t.t.History = append(t.t.History, *old)
+		// Trim in chunks so a flood costs amortised O(1) per frame;
+		// snapshot shows only the newest maxHistory entries.
+		if n := len(t.t.History); n > 2*maxHistory {
+			t.t.History = append(t.t.History[:0:0], t.t.History[n-maxHistory:]...)
+		}
+	}
+	t.t.Status = u.Status
+	iac := map[string]any{}
+	if m, ok := u.Metadata["iac_code"].(map[string]any); ok {
+		for k, v := range m {
+			iac[k] = v
+		}
+	}
+	if t.ctx != nil {
+		iac["iacCodeSessionId"] = t.ctx.sessionID
+	}
+	if len(t.pending) > 0 {
+		iac["pendingPermissions"] = append([]any(nil), t.pending...)
+	}
+	t.t.Metadata = map[string]any{"iac_code": iac}
+}
+
+// snapshot copies the stored task, keeping the last historyLength entries
+// (negative: all).
+func (a *Agent) snapshot(t *taskRec, historyLength int) taskObj {
+	c := t.t
+	c.Artifacts = append([]artifact(nil), t.t.Artifacts...)
+	h := t.t.History
+	if len(h) > maxHistory {
+		h = h[len(h)-maxHistory:]
+	}
+	if historyLength >= 0 && len(h) > historyLength {
+		h = h[len(h)-historyLength:]
+	}
+	c.History = append([]message(nil), h...)
+	if t.t.Metadata != nil {
+		iac, _ := t.t.Metadata["iac_code"].(map[string]any)
+		cp := make(map[string]any, len(iac))
+		for k, v := range iac {
+			cp[k] = v
+		}
+		if len(t.pending) > 0 {
+			cp["pendingPermissions"] = append([]any(nil), t.pending...)
+		} else {
+			delete(cp, "pendingPermissions")
+		}
+		c.Metadata = map[string]any{"iac_code": cp}
+	}
+	return c
+}

@@ -1,0 +1,154 @@
+package i18n
+
+// Public English messages. Each is a key of every catalogue; the English text
+// is the identity, so a message outside this list passes through T unchanged.
+
+// Command line, YAML and start-up (adapter.md §1.3, §1.5, §1.7, §1.8).
+const (
+	MsgPortRange           = "--port must be between 1 and 65535."
+	MsgStateDirNotString   = "--state-dir must be a string."
+	MsgIdleShutdownInvalid = "--idle-shutdown must be a non-negative number."
+	MsgA2AURLNotString     = "--a2a-url must be a string."
+	MsgAuthTokenNotString  = "auth_token must be a string."
+	MsgA2ATokenNotString   = "a2a_token must be a string."
+	MsgConfigNotMapping    = "AG-UI config file must contain a YAML mapping."
+	MsgConfigLoad          = "Unable to load the AG-UI config file."
+	MsgA2AURLNotLoopback   = "The AG-UI adapter may connect only to a loopback A2A HTTP(S) URL."
+	// MsgA2AExitedDuringStartup is a format string: its %d is the child's exit
+	// code (the original's "{}" placeholder). Use Tf or fmt.Sprintf after T.
+	MsgA2AExitedDuringStartup = "The local A2A process exited during startup (exit code %d)."
+	MsgA2ANotReady            = "The local A2A process did not become ready in time."
+)
+
+// HTTP errors before the stream starts (adapter.md §2.3–§2.6).
+const (
+	MsgUnauthorized              = "A valid bearer token is required."
+	MsgUnsupportedMediaType      = "Content-Type must be application/json."
+	MsgRequestTooLarge           = "The AG-UI request body is too large."
+	MsgInvalidJSON               = "The request body is not valid JSON."
+	MsgInputNotObject            = "RunAgentInput must be a JSON object."
+	MsgInvalidEnvelope           = "Invalid AG-UI RunAgentInput envelope."
+	MsgInvalidForwardedProps     = "Invalid iac-code forwarded properties."
+	MsgStateUnavailable          = "The AG-UI adapter state is unavailable."
+	MsgExecutionToResumeLost     = "The execution to resume is no longer available."
+	MsgRunIDUsed                 = "The AG-UI run id has already been used."
+	MsgThreadBusy                = "The AG-UI thread already has an active run."
+	MsgThreadBindingConflict     = "The AG-UI thread is already bound to another workspace or caller."
+	MsgResumeMismatch            = "The resume request does not match the interrupted run."
+	MsgResumeRequired            = "The AG-UI thread is waiting for interrupt responses."
+	MsgToolsNotSupported         = "Client-provided tools are not supported."
+	MsgCancelTooLarge            = "The cancel request body is too large."
+	MsgCancelInvalidJSON         = "The cancel request body is not valid JSON."
+	MsgCancelNotObject           = "The cancel request must be a JSON object."
+	MsgCancelIdentityRequired    = "threadId and rosInvocationId are required."
+	MsgExecutionNotFound         = "The execution was not found."
+	MsgWorkspaceNotAbsolute      = "The iac-code workspace must be an absolute path."
+	MsgWorkspaceInvalid          = "The iac-code workspace is invalid."
+	MsgWorkspaceOutsideRoots     = "The iac-code workspace is outside the allowed roots."
+	MsgWorkspaceNotDirectory     = "The iac-code workspace is not a directory."
+	MsgWorkspaceCreateFailed     = "The iac-code workspace cannot be created."
+	MsgUserMessageRequired       = "A new run requires a user message."
+	MsgImageMediaTypeUnsupported = "The image media type is not supported."
+	MsgImageBase64Invalid        = "The image data is not valid base64."
+	MsgImageInvalid              = "The image data is invalid."
+	MsgImageTooLarge             = "An image exceeds the maximum size."
+	MsgImagesTotalTooLarge       = "The total image content exceeds the maximum size."
+	MsgRemoteMediaUnsupported    = "Remote media URLs are not supported."
+	MsgContentTypeUnsupported    = "Only text and inline data images are supported."
+	MsgContentInvalid            = "The user message content is invalid."
+)
+
+// RUN_ERROR messages (adapter.md §2.7, §5.7–§5.9, §9.3).
+const (
+	MsgTaskIdentityChanged           = "The A2A task identity changed unexpectedly."
+	MsgContextIdentityChanged        = "The A2A context identity changed unexpectedly."
+	MsgSessionIdentityChanged        = "The iac-code session identity changed unexpectedly."
+	MsgInterruptForeign              = "An interrupt belongs to another A2A task/context."
+	MsgTaskIdentityMismatch          = "The A2A task identity does not match the interrupted run."
+	MsgA2AUnavailable                = "The local A2A execution service is unavailable."
+	MsgA2ARejectedInterruptResponse  = "The local A2A execution service rejected the interrupt response."
+	MsgPermissionResponseNotAccepted = "The A2A permission response was not accepted."
+	MsgInterruptResponseNotAccepted  = "The A2A interrupt response was not accepted."
+	MsgA2AExecutionFailed            = "The A2A execution failed."
+	MsgCancelled                     = "The execution was cancelled."
+	MsgCancelledByInterruptResponse  = "The execution was cancelled by the interrupt response."
+	MsgTaskToResumeUnavailable       = "The A2A task to resume is unavailable."
+	MsgSessionToResumeUnavailable    = "The iac-code session to resume is unavailable."
+	MsgResumeAlreadyApplied          = "The interrupt response has already been applied."
+	MsgResumeDuplicateIDs            = "The resume contains duplicate interrupt ids."
+	MsgResumeIncomplete              = "The resume must resolve every pending interrupt exactly once."
+	MsgUnknownInterrupt              = "The resume references an unknown interrupt."
+	MsgPayloadRequired               = "A resolved interrupt requires a payload."
+	MsgPayloadInvalid                = "The interrupt response payload is invalid."
+	MsgPayloadNoAnswer               = "The interrupt response does not contain an answer."
+	MsgMappingCommitFailed           = "The execution mapping could not be committed."
+	MsgSessionMappingCommitFailed    = "The execution session mapping could not be committed."
+	MsgInterruptedStateCommitFailed  = "The interrupted execution state could not be committed."
+	MsgAcceptedResponseCommitFailed  = "The accepted interrupt response could not be committed."
+	MsgSessionBackupNotReady         = "Session backup is still synchronizing. Retry after 3 seconds."
+	MsgObservedExecutionFailed       = "The observed execution failed."
+	// MsgExecutionExpired belongs to the removed interrupt TTL (adapter.md
+	// §5.11); our server never emits it, it is kept so a stored message still
+	// translates.
+	MsgExecutionExpired = "The interrupted execution has expired."
+)
+
+// Messages the sources use without quoting their text (adapter.md §2.7 "message
+// not given"). These wordings are ours.
+const (
+	// MsgResourceSelectorInvalid: A2A_PROTOCOL_ERROR for a resource selector
+	// without an id or a tool-use id.
+	MsgResourceSelectorInvalid = "The resource selection request is missing its identity."
+	// MsgResourceLabelTooLong: RESUME_PAYLOAD_INVALID for a label over 1024
+	// characters.
+	MsgResourceLabelTooLong = "The resource selection label is too long."
+	// MsgResumeReconcileCommitFailed: STATE_PERSISTENCE_FAILED for a failed
+	// write during resume reconciliation.
+	MsgResumeReconcileCommitFailed = "The resumed execution state could not be committed."
+	// MsgCancelNotCommitted: STATE_PERSISTENCE_FAILED (HTTP 503) when the
+	// cancellation extension cannot persist its result (adapter.md §12.9).
+	MsgCancelNotCommitted = "The cancellation could not be committed."
+)
+
+// Interrupt fallback messages (adapter.md §5.2); they use the interrupt
+// projection's own language.
+const (
+	MsgPermissionRequired = "Permission required"
+	MsgInputRequired      = "Input required"
+)
+
+// Messages returns every Msg… constant in declaration order (a fresh copy).
+func Messages() []string { return append([]string(nil), messages...) }
+
+var messages = []string{
+	MsgPortRange, MsgStateDirNotString, MsgIdleShutdownInvalid, MsgA2AURLNotString,
+	MsgAuthTokenNotString, MsgA2ATokenNotString, MsgConfigNotMapping, MsgConfigLoad,
+	MsgA2AURLNotLoopback, MsgA2AExitedDuringStartup, MsgA2ANotReady,
+
+	MsgUnauthorized, MsgUnsupportedMediaType, MsgRequestTooLarge, MsgInvalidJSON,
+	MsgInputNotObject, MsgInvalidEnvelope, MsgInvalidForwardedProps, MsgStateUnavailable,
+	MsgExecutionToResumeLost, MsgRunIDUsed, MsgThreadBusy, MsgThreadBindingConflict,
+	MsgResumeMismatch, MsgResumeRequired, MsgToolsNotSupported, MsgCancelTooLarge,
+	MsgCancelInvalidJSON, MsgCancelNotObject, MsgCancelIdentityRequired, MsgExecutionNotFound,
+	MsgWorkspaceNotAbsolute, MsgWorkspaceInvalid, MsgWorkspaceOutsideRoots,
+	MsgWorkspaceNotDirectory, MsgWorkspaceCreateFailed, MsgUserMessageRequired,
+	MsgImageMediaTypeUnsupported, MsgImageBase64Invalid, MsgImageInvalid, MsgImageTooLarge,
+	MsgImagesTotalTooLarge, MsgRemoteMediaUnsupported, MsgContentTypeUnsupported,
+	MsgContentInvalid,
+
+	MsgTaskIdentityChanged, MsgContextIdentityChanged, MsgSessionIdentityChanged,
+	MsgInterruptForeign, MsgTaskIdentityMismatch, MsgA2AUnavailable,
+	MsgA2ARejectedInterruptResponse, MsgPermissionResponseNotAccepted,
+	MsgInterruptResponseNotAccepted, MsgA2AExecutionFailed, MsgCancelled,
+	MsgCancelledByInterruptResponse, MsgTaskToResumeUnavailable,
+	MsgSessionToResumeUnavailable, MsgResumeAlreadyApplied, MsgResumeDuplicateIDs,
+	MsgResumeIncomplete, MsgUnknownInterrupt, MsgPayloadRequired, MsgPayloadInvalid,
+	MsgPayloadNoAnswer, MsgMappingCommitFailed, MsgSessionMappingCommitFailed,
+	MsgInterruptedStateCommitFailed, MsgAcceptedResponseCommitFailed,
+	MsgSessionBackupNotReady, MsgObservedExecutionFailed, MsgExecutionExpired,
+
+	MsgResourceSelectorInvalid, MsgResourceLabelTooLong, MsgResumeReconcileCommitFailed,
+	MsgCancelNotCommitted,
+
+	MsgPermissionRequired, MsgInputRequired,
+}

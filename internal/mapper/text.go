@@ -1,0 +1,220 @@
+package mapper
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"hash"
+	"sort"
+	"unicode/utf8"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/agui"
+)
+
+// message is the bookkeeping of one text message id. The text itself is
+// never kept: a running SHA-256 of the text since the last snapshot is all
+// the resume de-duplication needs (adapter.md §4.7).
+type message struct {
+	open     bool
+	pipeline bool
+	h        hash.Hash
+	pending  bool // h holds text not yet recorded as a digest
+}
+
+func (m *Mapper) msg(id string) *message {
+	ms := m.msgs[id]
+	if ms == nil {
+		ms = &message{}
+		m.msgs[id] = ms
+	}
+	return ms
+}
+
+// statusTextEvents maps status text, stripping a prefix that was already
+// emitted before an interrupt. Only the persisted digests count: a digest
+// recorded in this run describes text this run already streamed.
+func (m *Mapper) statusTextEvents(dst []agui.Event, text, id string) []agui.Event {
+	key := id
+	if key == "" {
+		key = m.current
+	}
+	if len(m.persistedDigests) == 0 || key == "" {
+		return m.text(dst, text, id, false, true)
+	}
+	if _, done := m.replayChecked[key]; done {
+		return m.text(dst, text, id, false, true)
+	}
+	if m.replayChecked == nil {
+		m.replayChecked = make(map[string]struct{})
+	}
+	m.replayChecked[key] = struct{}{}
+	n := replayedPrefix(text, m.persistedDigests)
+	if n == 0 {
+		return m.text(dst, text, id, false, true)
+	}
+	// Keep the full text as the next snapshot, but expose only the suffix.
+	ms := m.msg(key)
+	ms.h = sha256.New()
+	m.writeHash(ms.h, text)
+	ms.pending = true
+	if n == len(text) {
+		return dst
+	}
+	return m.text(dst, text[n:], id, false, false)
+}
+
+// replayedPrefix returns the byte length of the longest prefix, taken at
+// character boundaries, whose SHA-256 is one of digests.
+func replayedPrefix(text string, digests map[string]struct{}) int {
+	h := sha256.New()
+	var sum [sha256.Size]byte
+	var hx [2 * sha256.Size]byte
+	longest := 0
+	for i := 0; i < len(text); {
+		_, size := utf8.DecodeRuneInString(text[i:])
+		h.Write([]byte(text[i : i+size]))
+		i += size
+		hex.Encode(hx[:], h.Sum(sum[:0]))
+		if _, ok := digests[string(hx[:])]; ok {
+			longest = i
+		}
+	}
+	return longest
+}
+
+func (m *Mapper) writeHash(h hash.Hash, s string) {
+	m.scratch = append(m.scratch[:0], s...)
+	h.Write(m.scratch)
+}
+
+// text appends one text delta for id (or the current message, or a new
+// assistant-<hex> id). A new message closes the previous one unless either
+// is parallel pipeline text, so candidate streams stay separate.
+func (m *Mapper) text(dst []agui.Event, text, id string, pipeline, record bool) []agui.Event {
+	if len(m.reasoning) > 0 {
+		dst = m.closeReasoning(dst)
+	}
+	if id == "" {
+		id = m.current
+		if id == "" {
+			id = "assistant-" + m.newID()
+		}
+	}
+	ms := m.msgs[id]
+	if ms == nil || !ms.open {
+		if !pipeline {
+			dst = m.closeNormalText(dst)
+		}
+		if ms == nil {
+			ms = m.msg(id)
+		}
+		ms.open = true
+		ms.pipeline = pipeline
+		dst = append(dst, &agui.TextMessageStart{MessageID: id, Role: "assistant"})
+	}
+	m.current = id
+	dst = append(dst, &agui.TextMessageContent{MessageID: id, Delta: text})
+	if record {
+		if ms.h == nil {
+			ms.h = sha256.New()
+		}
+		m.writeHash(ms.h, text)
+		ms.pending = true
+	}
+	m.emitted = true
+	return dst
+}
+
+// closeNormalText ends the open non-pipeline message, if any. At most one
+// is open, but pipeline text may have become current in between.
+func (m *Mapper) closeNormalText(dst []agui.Event) []agui.Event {
+	if cur := m.msgs[m.current]; cur != nil && cur.open && !cur.pipeline {
+		return m.closeText(dst, m.current)
+	}
+	for id, ms := range m.msgs {
+		if ms.open && !ms.pipeline {
+			return m.closeText(dst, id)
+		}
+	}
+	return dst
+}
+
+// closeText ends an open message and records its snapshot digest.
+func (m *Mapper) closeText(dst []agui.Event, id string) []agui.Event {
+	ms := m.msgs[id]
+	if ms == nil || !ms.open {
+		return dst
+	}
+	m.recordMsg(ms)
+	ms.open = false
+	if m.current == id {
+		m.current = ""
+	}
+	return append(dst, &agui.TextMessageEnd{MessageID: id})
+}
+
+// recordMsg turns the text since the last snapshot into a digest.
+func (m *Mapper) recordMsg(ms *message) {
+	if ms == nil || !ms.pending {
+		return
+	}
+	m.digests[hex.EncodeToString(ms.h.Sum(nil))] = struct{}{}
+	ms.h.Reset()
+	ms.pending = false
+}
+
+// RecordTextSnapshot records the digest of every message's unrecorded text
+// (adapter.md §5.4 step 1, interrupt commit).
+func (m *Mapper) RecordTextSnapshot() {
+	for _, ms := range m.msgs {
+		m.recordMsg(ms)
+	}
+}
+
+// thinking maps a raw_thinking object to REASONING_* events.
+func (m *Mapper) thinking(dst []agui.Event, th map[string]any, msgID string) []agui.Event {
+	if str(th["type"]) != "raw_thinking" {
+		return dst
+	}
+	text := str(th["text"])
+	if text == "" {
+		return dst
+	}
+	base := msgID
+	if base == "" {
+		base = m.current
+		if base == "" {
+			base = m.runID
+		}
+	}
+	if base != m.lastReasonBase || m.lastReasonID == "" {
+		m.lastReasonBase, m.lastReasonID = base, "reasoning-"+base
+	}
+	rid := m.lastReasonID
+	open := false
+	for _, r := range m.reasoning {
+		if r == rid {
+			open = true
+			break
+		}
+	}
+	if !open {
+		m.reasoning = append(m.reasoning, rid)
+		dst = append(dst,
+			&agui.ReasoningStart{MessageID: rid},
+			&agui.ReasoningMessageStart{MessageID: rid, Role: "reasoning"})
+	}
+	return append(dst, &agui.ReasoningMessageContent{MessageID: rid, Delta: text})
+}
+
+// closeReasoning ends every open reasoning span, ids sorted.
+func (m *Mapper) closeReasoning(dst []agui.Event) []agui.Event {
+	if len(m.reasoning) == 0 {
+		return dst
+	}
+	sort.Strings(m.reasoning)
+	for _, rid := range m.reasoning {
+		dst = append(dst, &agui.ReasoningMessageEnd{MessageID: rid}, &agui.ReasoningEnd{MessageID: rid})
+	}
+	m.reasoning = m.reasoning[:0]
+	return dst
+}

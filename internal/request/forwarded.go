@@ -1,0 +1,258 @@
+package request
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// InvalidForwardedPropsMessage is the public English message for every
+// forwardedProps failure (HTTP 400 INVALID_INPUT).
+const InvalidForwardedPropsMessage = "Invalid iac-code forwarded properties."
+
+// ErrInvalidForwardedProps is wrapped by every ParseForwardedProps error.
+// The wrapped detail names the field, never its value.
+var ErrInvalidForwardedProps = errors.New("invalid iac-code forwarded properties")
+
+// maxRosInvocationID is the limit on rosInvocationId, in code points.
+const maxRosInvocationID = 256
+
+// IacCode is forwardedProps.iacCode after strict validation. Strings are
+// empty when absent.
+type IacCode struct {
+	SchemaVersion   int
+	RosInvocationID string
+	CWD             string
+	Model           string
+	LLMApiKey       string
+	LLMHeaders      map[string]string
+	// LLMHeadersSet tells {} (clears the A2A binding) from an absent field.
+	LLMHeadersSet bool
+	Thinking      *Thinking
+	// UserID is nil when absent; "" and absent bind differently (§3.5).
+	UserID                *string
+	Channel               string
+	PreferredLanguage     string
+	CandidatePresentation string
+	RunMode               string
+	PipelineName          string
+	CleanupOnly           bool
+	AlibabaCloud          *AlibabaCloud
+}
+
+// Thinking holds the per-request thinking options.
+type Thinking struct {
+	Enabled bool
+	Effort  string
+	Budget  int64 // 0 when absent; otherwise > 0
+}
+
+// AlibabaCloud holds per-request Alibaba Cloud credentials.
+type AlibabaCloud struct {
+	AccessKeyID     string
+	AccessKeySecret string
+	SecurityToken   string
+	RegionID        string
+}
+
+// field is one schema key with its accepted spellings (camelCase first).
+type field []string
+
+var (
+	fTop      = field{"iacCode", "iac_code"}
+	fSchema   = field{"schemaVersion", "schema_version"}
+	fRos      = field{"rosInvocationId", "ros_invocation_id"}
+	fCwd      = field{"cwd"}
+	fModel    = field{"model"}
+	fKey      = field{"llmApiKey", "llm_api_key"}
+	fHeaders  = field{"llmHeaders", "llm_headers"}
+	fThinking = field{"thinking"}
+	fUser     = field{"userId", "user_id"}
+	fChannel  = field{"channel"}
+	fLang     = field{"preferredLanguage", "preferred_language"}
+	fPresent  = field{"candidatePresentation", "candidate_presentation"}
+	fRunMode  = field{"runMode", "run_mode"}
+	fPipeline = field{"pipelineName", "pipeline_name"}
+	fCleanup  = field{"cleanupOnly", "cleanup_only"}
+	fCloud    = field{"alibabaCloud", "alibaba_cloud"}
+
+	fEnabled = field{"enabled"}
+	fEffort  = field{"effort"}
+	fBudget  = field{"budget"}
+
+	fAKID    = field{"accessKeyId", "access_key_id"}
+	fAKSec   = field{"accessKeySecret", "access_key_secret"}
+	fSTS     = field{"securityToken", "security_token"}
+	fRegion  = field{"regionId", "region_id"}
+	topKeys  = []field{fTop}
+	iacKeys  = []field{fSchema, fRos, fCwd, fModel, fKey, fHeaders, fThinking, fUser, fChannel, fLang, fPresent, fRunMode, fPipeline, fCleanup, fCloud}
+	thinKeys = []field{fEnabled, fEffort, fBudget}
+	akKeys   = []field{fAKID, fAKSec, fSTS, fRegion}
+)
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidForwardedProps}, args...)...)
+}
+
+// ParseForwardedProps validates forwardedProps strictly and returns its
+// iacCode member. Every failure wraps ErrInvalidForwardedProps.
+func ParseForwardedProps(raw json.RawMessage) (*IacCode, error) {
+	v, err := decodeJSON(raw)
+	if err != nil {
+		return nil, invalid("not JSON")
+	}
+	top, err := object(v, "forwardedProps", topKeys)
+	if err != nil {
+		return nil, err
+	}
+	iv, ok, err := pick(top, fTop)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, invalid("iacCode is required")
+	}
+	m, err := object(iv, "iacCode", iacKeys)
+	if err != nil {
+		return nil, err
+	}
+	return parseIacCode(m)
+}
+
+func parseIacCode(m map[string]any) (*IacCode, error) {
+	ic := &IacCode{}
+	sv, ok, err := pick(m, fSchema)
+	if err != nil {
+		return nil, err
+	}
+	// Literal[1] in strict mode: only the integer 1; 1.0, true and "1" fail.
+	if n, isNum := sv.(json.Number); !ok || !isNum || n.String() != "1" {
+		return nil, invalid("schemaVersion must be 1")
+	}
+	ic.SchemaVersion = 1
+	if ic.RosInvocationID, err = reqString(m, fRos); err != nil {
+		return nil, err
+	}
+	if n := utf8.RuneCountInString(ic.RosInvocationID); n < 1 || n > maxRosInvocationID {
+		return nil, invalid("rosInvocationId must have 1..256 characters")
+	}
+	if ic.CWD, err = reqString(m, fCwd); err != nil {
+		return nil, err
+	}
+	strs := []struct {
+		f       field
+		dst     *string
+		allowed []string // a Literal: only these values, "" included
+	}{
+		{fModel, &ic.Model, nil}, {fKey, &ic.LLMApiKey, nil}, {fChannel, &ic.Channel, nil},
+		{fLang, &ic.PreferredLanguage, nil}, {fPipeline, &ic.PipelineName, nil},
+		{fPresent, &ic.CandidatePresentation, []string{"standard", "rich"}},
+		{fRunMode, &ic.RunMode, []string{"normal", "pipeline"}},
+	}
+	for _, s := range strs {
+		v, present, err := optString(m, s.f)
+		if err != nil {
+			return nil, err
+		}
+		if present && s.allowed != nil && !slices.Contains(s.allowed, v) {
+			return nil, invalid("%s has an unsupported value", s.f[0])
+		}
+		*s.dst = v
+	}
+	user, present, err := optString(m, fUser)
+	if err != nil {
+		return nil, err
+	}
+	if present {
+		ic.UserID = &user
+	}
+	if ic.CleanupOnly, err = optBool(m, fCleanup); err != nil {
+		return nil, err
+	}
+	if ic.LLMHeaders, ic.LLMHeadersSet, err = parseHeaders(m); err != nil {
+		return nil, err
+	}
+	if ic.Thinking, err = parseThinking(m); err != nil {
+		return nil, err
+	}
+	if ic.AlibabaCloud, err = parseCloud(m); err != nil {
+		return nil, err
+	}
+	return ic, nil
+}
+
+func parseHeaders(m map[string]any) (map[string]string, bool, error) {
+	v, ok, err := pick(m, fHeaders)
+	if err != nil || !ok || v == nil {
+		return nil, false, err
+	}
+	obj, isObj := v.(map[string]any)
+	if !isObj {
+		return nil, false, invalid("llmHeaders must be an object")
+	}
+	out := make(map[string]string, len(obj))
+	for k, hv := range obj {
+		s, isStr := hv.(string)
+		if !isStr {
+			return nil, false, invalid("llmHeaders values must be strings")
+		}
+		out[k] = s
+	}
+	return out, true, nil
+}
+
+func parseThinking(m map[string]any) (*Thinking, error) {
+	v, ok, err := pick(m, fThinking)
+	if err != nil || !ok || v == nil {
+		return nil, err
+	}
+	tm, err := object(v, "thinking", thinKeys)
+	if err != nil {
+		return nil, err
+	}
+	t := &Thinking{}
+	if t.Enabled, err = optBool(tm, fEnabled); err != nil {
+		return nil, err
+	}
+	if t.Effort, _, err = optString(tm, fEffort); err != nil {
+		return nil, err
+	}
+	bv, ok, _ := pick(tm, fBudget)
+	if ok && bv != nil {
+		n, isNum := bv.(json.Number)
+		if !isNum || strings.ContainsAny(n.String(), ".eE") {
+			return nil, invalid("thinking.budget must be an integer")
+		}
+		b, perr := strconv.ParseInt(n.String(), 10, 64)
+		if perr != nil || b <= 0 {
+			return nil, invalid("thinking.budget must be a positive 64-bit integer")
+		}
+		t.Budget = b
+	}
+	return t, nil
+}
+
+func parseCloud(m map[string]any) (*AlibabaCloud, error) {
+	v, ok, err := pick(m, fCloud)
+	if err != nil || !ok || v == nil {
+		return nil, err
+	}
+	cm, err := object(v, "alibabaCloud", akKeys)
+	if err != nil {
+		return nil, err
+	}
+	c := &AlibabaCloud{}
+	for _, s := range []struct {
+		f   field
+		dst *string
+	}{{fAKID, &c.AccessKeyID}, {fAKSec, &c.AccessKeySecret}, {fSTS, &c.SecurityToken}, {fRegion, &c.RegionID}} {
+		if *s.dst, _, err = optString(cm, s.f); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}

@@ -1,0 +1,35 @@
+package request
+
+import "encoding/json"
+
+// PreferredLanguage extracts forwardedProps.iacCode.preferredLanguage (or
+// its snake_case spelling) from a body that has not been validated yet.
+// It returns "" when the value is absent or not a string.
+func PreferredLanguage(raw json.RawMessage) string {
+	fp := member(raw, "forwardedProps")
+	ic := member(fp, fTop...)
+	v := member(ic, fLang...)
+	var s string
+	if v == nil || json.Unmarshal(v, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// member returns the first present key among names of the JSON object raw.
+// Exact key matching is needed, so a map is used instead of a struct.
+func member(raw json.RawMessage, names ...string) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	for _, n := range names {
+		if v, ok := m[n]; ok {
+			return v
+		}
+	}
+	return nil
+}

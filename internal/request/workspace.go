@@ -1,0 +1,254 @@
+package request
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// Workspace error messages (adapter.md §3.4). The server answers with the
+// generic forwardedProps message; these are kept for logs.
+const (
+	MsgWorkspaceNotAbsolute  = "The iac-code workspace must be an absolute path."
+	MsgWorkspaceInvalid      = "The iac-code workspace is invalid."
+	MsgWorkspaceOutsideRoots = "The iac-code workspace is outside the allowed roots."
+	MsgWorkspaceNotDirectory = "The iac-code workspace is not a directory."
+	MsgWorkspaceCannotCreate = "The iac-code workspace cannot be created."
+)
+
+const (
+	maxSymlinks               = 255
+	workspaceMode fs.FileMode = 0o700
+)
+
+// WorkspaceError is a cwd failure; Msg is one of the MsgWorkspace* texts.
+type WorkspaceError struct {
+	Msg string
+	Err error // underlying OS error, if any
+}
+
+func (e *WorkspaceError) Error() string { return e.Msg }
+
+// Unwrap returns the underlying OS error.
+func (e *WorkspaceError) Unwrap() error { return e.Err }
+
+// AllowedRoots resolves the allowed workspace roots. With no configured
+// entries the roots are the current directory and os.TempDir(). Each entry
+// is expanded (~), made absolute, resolved with symlinks followed, and kept
+// only if it is an existing directory; empty entries are skipped.
+func AllowedRoots(configured []string) []string {
+	candidates := configured
+	if len(configured) == 0 {
+		candidates = []string{".", os.TempDir()}
+	}
+	var roots []string
+	for _, c := range candidates {
+		if c == "" {
+			continue
+		}
+		p, err := filepath.Abs(expandUser(c))
+		if err != nil {
+			continue
+		}
+		r, err := realpath(p)
+		if err != nil {
+			continue
+		}
+		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
+			roots = append(roots, r)
+		}
+	}
+	return roots
+}
+
+// ResolveWorkspace turns the raw cwd into the resolved workspace path,
+// creating it (mode 0700, with parents) when missing.
+func ResolveWorkspace(raw string, roots []string) (string, error) {
+	if raw == "" || !filepath.IsAbs(expandUser(raw)) {
+		return "", &WorkspaceError{Msg: MsgWorkspaceNotAbsolute}
+	}
+	logical := filepath.Clean(expandVars(expandUser(raw)))
+	resolved, err := realpath(logical)
+	if err != nil {
+		return "", &WorkspaceError{Msg: MsgWorkspaceInvalid, Err: err}
+	}
+	inside := false
+	for _, r := range roots {
+		if within(resolved, r) {
+			inside = true
+			break
+		}
+	}
+	if !inside {
+		return "", &WorkspaceError{Msg: MsgWorkspaceOutsideRoots}
+	}
+	fi, err := os.Stat(resolved)
+	switch {
+	case err == nil && !fi.IsDir():
+		return "", &WorkspaceError{Msg: MsgWorkspaceNotDirectory}
+	case err == nil:
+		return resolved, nil
+	case !missing(err):
+		return "", &WorkspaceError{Msg: MsgWorkspaceInvalid, Err: err}
+	}
+	if err := os.MkdirAll(resolved, workspaceMode); err != nil {
+		return "", &WorkspaceError{Msg: MsgWorkspaceCannotCreate, Err: err}
+	}
+	return resolved, nil
+}
+
+// within reports whether p is root or below it, on path boundaries.
+func within(p, root string) bool {
+	if p == root {
+		return true
+	}
+	if !strings.HasSuffix(root, string(filepath.Separator)) {
+		root += string(filepath.Separator)
+	}
+	return strings.HasPrefix(p, root)
+}
+
+// missing reports errors that mean "this path does not exist".
+func missing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// realpath resolves symlinks in the absolute path p like Python's
+// Path.resolve(strict=False): components that do not exist are appended
+// as they are, so the result need not exist. A symlink loop, or an OS
+// error other than "missing", is an error.
+func realpath(p string) (string, error) {
+	if !filepath.IsAbs(p) {
+		return "", errors.New("path is not absolute")
+	}
+	sep := string(filepath.Separator)
+	rest := strings.Split(p, sep)
+	resolved := sep
+	links := 0
+	for len(rest) > 0 {
+		name := rest[0]
+		rest = rest[1:]
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			resolved = filepath.Dir(resolved)
+			continue
+		}
+		next := filepath.Join(resolved, name)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			if !missing(err) {
+				return "", err
+			}
+			resolved = next
+			continue
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			resolved = next
+			continue
+		}
+		if links++; links > maxSymlinks {
+			return "", syscall.ELOOP
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(target) {
+			resolved = sep
+		}
+		rest = append(strings.Split(target, sep), rest...)
+	}
+	return resolved, nil
+}
+
+// expandUser expands a leading ~ or ~name like Python's os.path.expanduser;
+// an unknown user or home leaves the path unchanged.
+func expandUser(p string) string {
+	if !strings.HasPrefix(p, "~") {
+		return p
+	}
+	i := strings.IndexByte(p, '/')
+	if i < 0 {
+		i = len(p)
+	}
+	var home string
+	if i == 1 {
+		if h, ok := os.LookupEnv("HOME"); ok {
+			home = h
+		} else if u, err := user.Current(); err == nil {
+			home = u.HomeDir
+		} else {
+			return p
+		}
+	} else {
+		u, err := user.Lookup(p[1:i])
+		if err != nil {
+			return p
+		}
+		home = u.HomeDir
+	}
+	home = strings.TrimRight(home, "/")
+	if out := home + p[i:]; out != "" {
+		return out
+	}
+	return "/"
+}
+
+// expandVars expands $name and ${name} like Python's posixpath.expandvars:
+// names are ASCII word characters, and unknown variables stay unchanged.
+func expandVars(p string) string {
+	if !strings.Contains(p, "$") {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); {
+		if p[i] != '$' {
+			b.WriteByte(p[i])
+			i++
+			continue
+		}
+		name, end := varName(p, i+1)
+		if end < 0 {
+			b.WriteByte('$')
+			i++
+			continue
+		}
+		if v, ok := os.LookupEnv(name); ok {
+			b.WriteString(v)
+		} else {
+			b.WriteString(p[i:end])
+		}
+		i = end
+	}
+	return b.String()
+}
+
+// varName parses a variable name starting at j (just after '$'); end is
+// the index after the reference, or -1 when there is none.
+func varName(p string, j int) (name string, end int) {
+	if j < len(p) && p[j] == '{' {
+		k := strings.IndexByte(p[j+1:], '}')
+		if k < 0 {
+			return "", -1
+		}
+		return p[j+1 : j+1+k], j + 2 + k
+	}
+	k := j
+	for k < len(p) && isWord(p[k]) {
+		k++
+	}
+	if k == j {
+		return "", -1
+	}
+	return p[j:k], k
+}
+
+func isWord(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}

@@ -1,0 +1,165 @@
+package request
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// testRoot returns a resolved temporary root and the roots list for it.
+func testRoot(t *testing.T) (string, []string) {
+	t.Helper()
+	roots := AllowedRoots([]string{t.TempDir()})
+	if len(roots) != 1 {
+		t.Fatalf("roots = %v", roots)
+	}
+	return roots[0], roots
+}
+
+func wantWorkspaceErr(t *testing.T, raw string, roots []string, msg string) {
+	t.Helper()
+	got, err := ResolveWorkspace(raw, roots)
+	var we *WorkspaceError
+	if !errors.As(err, &we) || we.Msg != msg || err.Error() != msg {
+		t.Fatalf("ResolveWorkspace(%q) = %q, %v; want %q", raw, got, err, msg)
+	}
+}
+
+func TestResolveWorkspaceCreatesMissing(t *testing.T) {
+	root, roots := testRoot(t)
+	got, err := ResolveWorkspace(root+"/a/./b/../c", roots)
+	if err != nil || got != filepath.Join(root, "a", "c") {
+		t.Fatalf("got %q, %v", got, err)
+	}
+	fi, err := os.Stat(got)
+	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("stat %v %v", fi, err)
+	}
+	// Existing directory and the root itself are accepted unchanged.
+	if again, err := ResolveWorkspace(got, roots); err != nil || again != got {
+		t.Fatalf("again %q %v", again, err)
+	}
+	if r, err := ResolveWorkspace(root, roots); err != nil || r != root {
+		t.Fatalf("root %q %v", r, err)
+	}
+}
+
+func TestResolveWorkspaceExpansion(t *testing.T) {
+	root, roots := testRoot(t)
+	t.Setenv("HOME", root)
+	t.Setenv("IAC_TEST_SUB", "sub")
+	if got, err := ResolveWorkspace("~/ws", roots); err != nil || got != filepath.Join(root, "ws") {
+		t.Fatalf("~: %q %v", got, err)
+	}
+	if got, err := ResolveWorkspace(root+"/$IAC_TEST_SUB/${IAC_TEST_SUB}", roots); err != nil || got != filepath.Join(root, "sub", "sub") {
+		t.Fatalf("vars: %q %v", got, err)
+	}
+	// Unknown variables stay literally, as with Python's expandvars.
+	if got, err := ResolveWorkspace(root+"/$IAC_TEST_UNSET_VAR_X", roots); err != nil || got != root+"/$IAC_TEST_UNSET_VAR_X" {
+		t.Fatalf("unknown var: %q %v", got, err)
+	}
+}
+
+func TestResolveWorkspaceNotAbsolute(t *testing.T) {
+	_, roots := testRoot(t)
+	t.Setenv("IAC_TEST_ABS", "/tmp")
+	for _, raw := range []string{"", "relative/dir", "./x", "$IAC_TEST_ABS/x", "~nosuchuser-iac-test/x"} {
+		wantWorkspaceErr(t, raw, roots, MsgWorkspaceNotAbsolute)
+	}
+}
+
+func TestResolveWorkspaceOutsideRoots(t *testing.T) {
+	root, _ := testRoot(t)
+	a := filepath.Join(root, "a")
+	if err := os.Mkdir(a, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	roots := []string{a}
+	// Path-boundary aware: <root>/ab is not inside <root>/a.
+	wantWorkspaceErr(t, root+"/ab", roots, MsgWorkspaceOutsideRoots)
+	wantWorkspaceErr(t, root, roots, MsgWorkspaceOutsideRoots)
+	wantWorkspaceErr(t, a+"/../b", roots, MsgWorkspaceOutsideRoots)
+	wantWorkspaceErr(t, "/x", nil, MsgWorkspaceOutsideRoots)
+	if _, err := os.Stat(root + "/ab"); !os.IsNotExist(err) {
+		t.Fatal("nothing may be created outside the roots")
+	}
+}
+
+func TestResolveWorkspaceSymlinks(t *testing.T) {
+	root, _ := testRoot(t)
+	outside, _ := testRoot(t)
+	allowed := filepath.Join(root, "allowed")
+	real := filepath.Join(allowed, "real")
+	for _, d := range []string{allowed, real} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	roots := []string{allowed}
+	mustLink := func(target, link string) {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustLink("real", filepath.Join(allowed, "inside"))
+	mustLink(outside, filepath.Join(allowed, "escape"))
+	mustLink(filepath.Join(outside, "missing"), filepath.Join(allowed, "dangling"))
+	mustLink("loop2", filepath.Join(allowed, "loop1"))
+	mustLink("loop1", filepath.Join(allowed, "loop2"))
+
+	if got, err := ResolveWorkspace(allowed+"/inside/new", roots); err != nil || got != filepath.Join(real, "new") {
+		t.Fatalf("inside: %q %v", got, err)
+	}
+	wantWorkspaceErr(t, allowed+"/escape", roots, MsgWorkspaceOutsideRoots)
+	wantWorkspaceErr(t, allowed+"/escape/x", roots, MsgWorkspaceOutsideRoots)
+	// A dangling link resolves to its target even though it does not exist.
+	wantWorkspaceErr(t, allowed+"/dangling/x", roots, MsgWorkspaceOutsideRoots)
+	if _, err := os.Stat(filepath.Join(outside, "missing")); !os.IsNotExist(err) {
+		t.Fatal("dangling target must not be created")
+	}
+	wantWorkspaceErr(t, allowed+"/loop1/x", roots, MsgWorkspaceInvalid)
+}
+
+func TestResolveWorkspaceNotDirectoryAndCannotCreate(t *testing.T) {
+	root, roots := testRoot(t)
+	file := filepath.Join(root, "file")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wantWorkspaceErr(t, file, roots, MsgWorkspaceNotDirectory)
+	wantWorkspaceErr(t, file+"/sub", roots, MsgWorkspaceCannotCreate)
+	wantWorkspaceErr(t, root+"/bad\x00name", roots, MsgWorkspaceInvalid)
+}
+
+func TestAllowedRoots(t *testing.T) {
+	root, _ := testRoot(t)
+	dir := filepath.Join(root, "dir")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(root, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	got := AllowedRoots([]string{"", link, file, root + "/missing", root + "/dir/../dir"})
+	if !slices.Equal(got, []string{dir, dir}) {
+		t.Fatalf("roots = %v", got)
+	}
+	t.Chdir(dir)
+	if got := AllowedRoots([]string{"."}); !slices.Equal(got, []string{dir}) {
+		t.Fatalf("relative roots = %v", got)
+	}
+	tmp, err := filepath.EvalSymlinks(os.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := AllowedRoots(nil); !slices.Equal(got, []string{dir, tmp}) {
+		t.Fatalf("default roots = %v, want [%s %s]", got, dir, tmp)
+	}
+}

@@ -1,0 +1,38 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+)
+
+// errorBody is the JSON error envelope used before a stream starts
+// (adapter.md §2.4).
+type errorBody struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// writeError answers with the standard envelope, the message translated
+// into the request language.
+func writeError(w http.ResponseWriter, lang i18n.Lang, status int, code, msg string) {
+	var body errorBody
+	body.Error.Code = code
+	body.Error.Message = i18n.T(lang, msg)
+	writeJSON(w, status, body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, `{"error":{"code":"INTERNAL_ERROR","message":"internal error"}}`, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}

@@ -1,0 +1,305 @@
+package server_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
+	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
+	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
+	"github.com/iac-code-agui/iac-code-agui/internal/request"
+	"github.com/iac-code-agui/iac-code-agui/internal/server"
+	"github.com/iac-code-agui/iac-code-agui/internal/state"
+)
+
+// env is one adapter served over real loopback HTTP, in front of the
+// embedded A2A agent, with a real file store.
+type env struct {
+	URL      string
+	Root     string
+	StateDir string
+	Agent    *demoagent.Agent
+}
+
+type envOptions struct {
+	authToken string
+	heartbeat time.Duration
+	stateDir  string
+	// wrap, when set, wraps the real file store (fault injection).
+	wrap func(state.Store) state.Store
+}
+
+func newEnv(t *testing.T, o envOptions) *env {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	agentSrv, err := demoagent.Start(ctx, "127.0.0.1:0", demoagent.Options{Token: "upstream-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = agentSrv.Close() })
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stateDir := o.stateDir
+	if stateDir == "" {
+		stateDir = t.TempDir()
+	}
+	var store state.Store = state.NewFileStore(stateDir)
+	if o.wrap != nil {
+		store = o.wrap(store)
+	}
+	ad := adapter.New(adapter.Options{
+		Store:        store,
+		Client:       a2a.New(agentSrv.URL, "upstream-token"),
+		AllowedRoots: request.AllowedRoots([]string{root}),
+	})
+	h := server.New(server.Options{Adapter: ad, AuthToken: o.authToken, Version: "test", Heartbeat: o.heartbeat})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return &env{URL: srv.URL + "/", Root: root, StateDir: stateDir, Agent: agentSrv.Agent}
+}
+
+// body builds a RunAgentInput as @ag-ui/client 1.0.0 sends it.
+func (e *env) body(threadID, runID, text string, iac map[string]any) map[string]any {
+	ic := map[string]any{"schemaVersion": 1, "rosInvocationId": "invocation-1", "cwd": filepath.Join(e.Root, "ws")}
+	for k, v := range iac {
+		ic[k] = v
+	}
+	msgs := []any{}
+	if text != "" {
+		msgs = append(msgs, map[string]any{"id": "m-" + runID, "role": "user", "content": text})
+	}
+	return map[string]any{
+		"threadId": threadID, "runId": runID, "protocolVersion": "1.0",
+		"state": map[string]any{}, "messages": msgs, "tools": []any{}, "context": []any{},
+		"forwardedProps": map[string]any{"iacCode": ic},
+	}
+}
+
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	Events []map[string]any
+	Raw    string
+}
+
+// post sends a JSON body and reads the whole answer; SSE answers are split
+// into events.
+func post(t *testing.T, url string, body any, headers map[string]string) *response {
+	t.Helper()
+	var rd *bytes.Reader
+	switch b := body.(type) {
+	case []byte:
+		rd = bytes.NewReader(b)
+	case string:
+		rd = bytes.NewReader([]byte(b))
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(http.MethodPost, url, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	r := &response{Status: res.StatusCode, Header: res.Header}
+	var buf bytes.Buffer
+	_, _ = buf.ReadFrom(res.Body)
+	r.Body = buf.Bytes()
+	if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		r.Raw = buf.String()
+		r.Events = parseSSE(t, r.Raw)
+	}
+	return r
+}
+
+func parseSSE(t *testing.T, raw string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(raw))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "data: ") {
+			continue
+		}
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line[len("data: "):]), &ev); err != nil {
+			t.Fatalf("bad SSE data %q: %v", line, err)
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// errorOf decodes the JSON error envelope.
+func errorOf(t *testing.T, r *response) (code, msg string) {
+	t.Helper()
+	var b struct {
+		Error struct{ Code, Message string }
+	}
+	if err := json.Unmarshal(r.Body, &b); err != nil {
+		t.Fatalf("status %d, body %q is not the error envelope: %v", r.Status, r.Body, err)
+	}
+	return b.Error.Code, b.Error.Message
+}
+
+func types(evs []map[string]any) []string {
+	out := make([]string, len(evs))
+	for i, e := range evs {
+		out[i], _ = e["type"].(string)
+	}
+	return out
+}
+
+func last(evs []map[string]any) map[string]any {
+	if len(evs) == 0 {
+		return nil
+	}
+	return evs[len(evs)-1]
+}
+
+// stream is an open SSE response read event by event.
+type stream struct {
+	res    *http.Response
+	sc     *bufio.Scanner
+	events []map[string]any
+}
+
+func openStream(t *testing.T, url string, body any) *stream {
+	t.Helper()
+	raw, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(raw))
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != 200 {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	t.Cleanup(func() { res.Body.Close() })
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	return &stream{res: res, sc: sc}
+}
+
+// next returns the next event, or nil at the end of the stream.
+func (s *stream) next(t *testing.T) map[string]any {
+	t.Helper()
+	for s.sc.Scan() {
+		line := s.sc.Text()
+		if !strings.HasPrefix(line, "data: ") {
+			continue
+		}
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line[len("data: "):]), &ev); err != nil {
+			t.Fatal(err)
+		}
+		s.events = append(s.events, ev)
+		return ev
+	}
+	return nil
+}
+
+// waitFor reads until an event of the given type.
+func (s *stream) waitFor(t *testing.T, typ string) map[string]any {
+	t.Helper()
+	for ev := s.next(t); ev != nil; ev = s.next(t) {
+		if ev["type"] == typ {
+			return ev
+		}
+	}
+	t.Fatalf("stream ended without %s; got %v", typ, types(s.events))
+	return nil
+}
+
+// rest reads to the end and returns the last event.
+func (s *stream) rest(t *testing.T) map[string]any {
+	t.Helper()
+	for s.next(t) != nil {
+	}
+	return last(s.events)
+}
+
+// postCancel calls the cancellation extension.
+func postCancel(t *testing.T, e *env, executionID string, body any) *response {
+	t.Helper()
+	return post(t, e.URL+"extensions/iac-code/v1/executions/"+executionID+"/cancel", body, nil)
+}
+
+// assertStateClean fails when any file of the state directory contains one
+// of the forbidden strings (secrets, message text).
+func assertStateClean(t *testing.T, dir string, forbidden ...string) {
+	t.Helper()
+	files := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, f := range forbidden {
+			if strings.Contains(string(raw), f) {
+				t.Errorf("%s contains %q", path, f)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files == 0 {
+		t.Fatal("no state file written")
+	}
+}
+
+// waitUntil polls cond for up to 5 s.
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("condition not reached within 5 s")
+}
+
+var suffix atomic.Int64
+
+func randSuffix() string { return strconv.FormatInt(suffix.Add(1), 10) }

@@ -1,0 +1,68 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"unicode/utf8"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
+	"github.com/iac-code-agui/iac-code-agui/internal/agui"
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+	"github.com/iac-code-agui/iac-code-agui/internal/request"
+)
+
+// run serves POST /: the checks of adapter.md §2.5 in order, then the SSE
+// stream of the admitted run.
+func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
+	lang := requestLang(r)
+	if !h.authorized(r) {
+		writeError(w, lang, http.StatusUnauthorized, "UNAUTHORIZED", i18n.MsgUnauthorized)
+		return
+	}
+	if !jsonMediaType(r) {
+		writeError(w, lang, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", i18n.MsgUnsupportedMediaType)
+		return
+	}
+	body, err := readBody(w, r, maxRunBody)
+	if errors.Is(err, errTooLarge) {
+		writeError(w, lang, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", i18n.MsgRequestTooLarge)
+		return
+	}
+	if err != nil {
+		return // the client went away while sending
+	}
+	if !utf8.Valid(body) || !json.Valid(body) {
+		writeError(w, lang, http.StatusBadRequest, "INVALID_JSON", i18n.MsgInvalidJSON)
+		return
+	}
+	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		writeError(w, lang, http.StatusBadRequest, adapter.CodeInvalidInput, i18n.MsgInputNotObject)
+		return
+	}
+	if pl, ok := i18n.Normalize(request.PreferredLanguage(body)); ok {
+		lang = pl
+	}
+	in, err := agui.DecodeRunAgentInput(body)
+	if err != nil {
+		writeError(w, lang, http.StatusBadRequest, adapter.CodeInvalidInput, i18n.MsgInvalidEnvelope)
+		return
+	}
+	run, err := h.opts.Adapter.Admit(r.Context(), adapter.Request{Input: in, Body: body, Lang: lang})
+	if err != nil {
+		var e *adapter.Error
+		if !errors.As(err, &e) {
+			e = &adapter.Error{Status: http.StatusServiceUnavailable, Code: adapter.CodeStateUnavailable, Msg: i18n.MsgStateUnavailable}
+		}
+		writeError(w, lang, e.Status, e.Code, e.Msg)
+		return
+	}
+	sw := agui.NewWriter(w, agui.WriterOptions{Heartbeat: h.opts.Heartbeat})
+	defer sw.Close()
+	if err := sw.Start(); err != nil {
+		run.Stream(r.Context(), sw) // releases the thread; writes fail fast
+		return
+	}
+	run.Stream(r.Context(), sw)
+}

@@ -1,0 +1,105 @@
+package server
+
+import (
+	"crypto/subtle"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+)
+
+// Limits of the HTTP surface (adapter.md §11).
+const (
+	maxRunBody    = 12 << 20
+	maxCancelBody = 64 << 10
+	// bodyReadTimeout bounds a slow request body; it is lifted before the
+	// stream starts so that long SSE responses are never cut.
+	bodyReadTimeout = 60 * time.Second
+)
+
+// Options configures the handler.
+type Options struct {
+	Adapter *adapter.Adapter
+	// AuthToken protects POST / and the cancel route; empty disables auth.
+	AuthToken string
+	// Version is the product version reported by /health.
+	Version string
+	// Heartbeat is the SSE idle interval (15 s when zero).
+	Heartbeat time.Duration
+	Logger    *slog.Logger
+}
+
+// Handler serves the adapter's routes.
+type Handler struct {
+	opts Options
+	mux  *http.ServeMux
+	log  *slog.Logger
+}
+
+// New returns the adapter's HTTP handler.
+func New(o Options) *Handler {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Heartbeat == 0 {
+		o.Heartbeat = 15 * time.Second
+	}
+	h := &Handler{opts: o, mux: http.NewServeMux(), log: o.Logger}
+	h.mux.HandleFunc("GET /health", h.health)
+	h.mux.HandleFunc("POST /{$}", h.run)
+	h.mux.HandleFunc("POST /extensions/iac-code/v1/executions/{executionId}/cancel", h.cancel)
+	return h
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// NewHTTPServer wraps a handler with timeouts that stop slow-header clients
+// without ever cutting a long SSE stream: there is no WriteTimeout, and the
+// body read deadline is set per request.
+func NewHTTPServer(addr string, h http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+}
+
+func (h *Handler) health(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{
+		"status":                 "ok",
+		"protocol":               "ag-ui",
+		"protocolPackageVersion": "1.0",
+		"executionKernel":        "a2a-1.0",
+		"serverVersion":          h.opts.Version,
+	})
+}
+
+// authorized checks the bearer token in constant time (adapter.md §2.3).
+func (h *Handler) authorized(r *http.Request) bool {
+	want := h.opts.AuthToken
+	if want == "" {
+		return true
+	}
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(token), []byte(want)) == 1
+}
+
+// jsonMediaType reports whether Content-Type's media type is
+// application/json (the part before ";", lowercased).
+func jsonMediaType(r *http.Request) bool {
+	mt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+	return strings.ToLower(strings.TrimSpace(mt)) == "application/json"
+}
+
+// requestLang is the language of the Accept-Language header (§2.9).
+func requestLang(r *http.Request) i18n.Lang {
+	return i18n.FromAcceptLanguage(r.Header.Get("Accept-Language"))
+}

@@ -1,0 +1,11 @@
+// Package state owns the durable per-thread mapping document of the AG-UI
+// adapter (adapter.md §8): its Go types (schemaVersion 1, byte-compatible with
+// the original Python adapter), the thread-id to file-key encoding, validation
+// on load, and atomic, owner-private persistence under <root>/threads.
+//
+// It must not know HTTP, AG-UI events or A2A calls, and it never logs: it
+// stores identities, cursors, pending interrupt projections and idempotency
+// digests only. Secrets and message text never reach this package; the
+// pending-input projection (ProjectInput) drops every key outside the public
+// allowlist as a second line of defence.
+package state

@@ -1,0 +1,116 @@
+package state
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func FuzzLoad(f *testing.F) {
+	for _, name := range []string{"original-thread-1.json", "original-thread-1.resaved.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	base, _ := json.Marshal(baseDoc())
+	f.Add(base)
+	f.Add([]byte(`{"schemaVersion":1,"threadId":"thread-1"}`))
+	f.Add([]byte(`[{"schemaVersion":1}]`))
+	f.Add([]byte("\xff\xfe"))
+
+	root := filepath.Join(f.TempDir(), "agui")
+	s := NewFileStore(root)
+	dir := filepath.Join(root, "threads")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		f.Fatal(err)
+	}
+	path := filepath.Join(dir, "thread-1.json")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		th, err := s.Load(context.Background(), "thread-1")
+		if err != nil {
+			if !errors.Is(err, ErrUnavailable) || th != nil {
+				t.Fatalf("Load = %v, %v; want nil and ErrUnavailable", th, err)
+			}
+			return
+		}
+		if th.ThreadID != "thread-1" || th.SchemaVersion != 1 {
+			t.Fatalf("accepted a document of %q v%d", th.ThreadID, th.SchemaVersion)
+		}
+		// Whatever Load accepts, Save writes and Load reads back unchanged.
+		if err := s.Save(context.Background(), th); err != nil {
+			t.Fatalf("Save of a loaded document: %v", err)
+		}
+		again, err := s.Load(context.Background(), "thread-1")
+		if err != nil || !reflect.DeepEqual(again, th) {
+			t.Fatalf("reload = %+v, %v; want %+v", again, err, th)
+		}
+	})
+}
+
+func FuzzFileKey(f *testing.F) {
+	for _, s := range []string{"Thread-1", "thread-1", "con", "com1.txt", "a.", ".", "..", "Ünïcode",
+		"../external/thread", strings.Repeat("T", 115), strings.Repeat("会话", 40), "a\x00b", "\xff"} {
+		f.Add(s, strings.ToLower(s))
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		ka, errA := FileKey(a)
+		kb, errB := FileKey(b)
+		for _, c := range []struct {
+			id, key string
+			err     error
+		}{{a, ka, errA}, {b, kb, errB}} {
+			if c.id == "" {
+				if !errors.Is(c.err, ErrInvalidThreadID) {
+					t.Fatalf("FileKey(\"\") = %q, %v", c.key, c.err)
+				}
+				continue
+			}
+			checkKey(t, c.id, c.key, c.err)
+		}
+		if a != "" && b != "" && a != b && ka == kb {
+			t.Fatalf("distinct ids %q and %q share key %q", a, b, ka)
+		}
+		if a != "" && b != "" && a != b && strings.EqualFold(ka, kb) {
+			t.Fatalf("keys %q and %q differ only by case", ka, kb)
+		}
+	})
+}
+
+func checkKey(t *testing.T, id, key string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("FileKey(%q): %v", id, err)
+	}
+	// Room for ".<key>.json.<8 random>.tmp" within NAME_MAX.
+	if key == "" || len(key) > maxPlainKeyLen || key == "." || key == ".." || strings.HasSuffix(key, ".") {
+		t.Fatalf("FileKey(%q) = %q: unsafe name", id, key)
+	}
+	for _, c := range []byte(key) {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("_.~-", c) >= 0) {
+			t.Fatalf("FileKey(%q) = %q: byte %q", id, key, c)
+		}
+	}
+	switch {
+	case strings.HasPrefix(key, encodedKeyPrefix):
+		if raw, err := hex.DecodeString(key[len(encodedKeyPrefix):]); err != nil || string(raw) != id {
+			t.Fatalf("FileKey(%q) = %q does not decode back", id, key)
+		}
+	case strings.HasPrefix(key, hashedKeyPrefix):
+		if len(key) != len(hashedKeyPrefix)+64 {
+			t.Fatalf("FileKey(%q) = %q: bad hash key", id, key)
+		}
+	case key != id:
+		t.Fatalf("FileKey(%q) = %q: plain key differs from the id", id, key)
+	}
+}

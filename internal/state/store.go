@@ -1,0 +1,222 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+var (
+	// ErrNotFound means no document exists for the thread.
+	ErrNotFound = errors.New("state: thread not found")
+	// ErrUnavailable is wrapped by every error for a document that exists but
+	// cannot be used (unreadable, corrupt, invalid, symlinked) and by Save
+	// I/O failures. Only that thread is affected (503 STATE_UNAVAILABLE).
+	ErrUnavailable = errors.New("state: thread state unavailable")
+)
+
+// Store persists thread documents. Implementations must be safe for
+// concurrent use by several goroutines.
+//
+// Load returns the validated document of threadID, ErrNotFound when none
+// exists, or an error wrapping ErrUnavailable when it cannot be read or fails
+// validation (adapter.md §8.4); a bad document affects that thread alone.
+// Load reads only the requested thread.
+//
+// Save replaces the thread's document atomically: when it returns nil the new
+// document is durable; when it returns an error the caller must treat the
+// write as not committed (the stored document is the old one or, if the
+// failure came after the replace, possibly the new one). Save refuses a
+// document that Load would reject (error wrapping ErrInvalidDocument) and
+// does not retain t.
+type Store interface {
+	Load(ctx context.Context, threadID string) (*Thread, error)
+	Save(ctx context.Context, t *Thread) error
+}
+
+// maxDocumentSize bounds what Load reads; a real document is a few KiB, so
+// anything near this limit is corrupt or hostile.
+const maxDocumentSize = 16 << 20
+
+// FileStore is the file backend: one JSON file per thread at
+// <root>/threads/<FileKey>.json, written atomically with mode 0600 in
+// directories with mode 0700. Nothing is read or created until a thread is
+// loaded or saved.
+type FileStore struct {
+	root    string
+	threads string
+	// rename is os.Rename; tests wrap it to count attempts.
+	rename func(oldpath, newpath string) error
+}
+
+var _ Store = (*FileStore)(nil)
+
+// NewFileStore returns a store rooted at root (already resolved by the
+// caller; see adapter.md §8.1). It touches nothing on disk.
+func NewFileStore(root string) *FileStore {
+	return &FileStore{root: root, threads: filepath.Join(root, "threads"), rename: os.Rename}
+}
+
+// Path returns the file that holds threadID's document.
+func (s *FileStore) Path(threadID string) (string, error) {
+	key, err := FileKey(threadID)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(s.threads, key+".json"), nil
+}
+
+// Load implements Store.
+func (s *FileStore) Load(ctx context.Context, threadID string) (*Thread, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	path, err := s.Path(threadID)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	if err := s.checkThreadsDir(); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, ErrNotFound
+		}
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	data, err := readNoFollow(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	t, err := decodeThread(data, threadID)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %s", ErrUnavailable, filepath.Base(path), err.Error())
+	}
+	return t, nil
+}
+
+// Save implements Store.
+func (s *FileStore) Save(ctx context.Context, t *Thread) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	data, err := encodeThread(t)
+	if err != nil {
+		return err
+	}
+	path, err := s.Path(t.ThreadID)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidDocument, err)
+	}
+	if err := s.ensureDirs(); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	if err := writeAtomic(path, data, s.rename); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return nil
+}
+
+// ensureDirs creates root and threads/ with mode 0700 and narrows existing
+// ones to at most 0700. Unlike the original, which sets 0700 outright, it
+// never adds permissions, so an operator's read-only threads/ stays
+// read-only. threads/ must be a real directory: a symlink there could
+// redirect every write.
+func (s *FileStore) ensureDirs() error {
+	if err := os.MkdirAll(s.root, 0o700); err != nil {
+		return err
+	}
+	// Best effort, as in the original: the root may not be ours to change.
+	_ = narrowMode(s.root)
+	created := true
+	if err := os.Mkdir(s.threads, 0o700); err != nil {
+		if !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		created = false
+	}
+	if err := s.checkThreadsDir(); err != nil {
+		return err
+	}
+	if created {
+		// Undo a umask that removed owner bits from our own directory.
+		return os.Chmod(s.threads, 0o700)
+	}
+	return narrowMode(s.threads)
+}
+
+// narrowMode removes group and other permissions from path.
+func narrowMode(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if perm := fi.Mode().Perm(); perm&^0o700 != 0 {
+		return os.Chmod(path, perm&0o700)
+	}
+	return nil
+}
+
+func (s *FileStore) checkThreadsDir() error {
+	fi, err := os.Lstat(s.threads)
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("refusing symlinked directory %s", s.threads)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", s.threads)
+	}
+	return nil
+}
+
+// readNoFollow reads a regular file without following a symlink in its last
+// component.
+func readNoFollow(path string) ([]byte, error) {
+	if err := refuseSymlink(path); err != nil {
+		return nil, err
+	}
+	// O_NOFOLLOW closes the gap between the check and the open on Unix.
+	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", filepath.Base(path))
+	}
+	if fi.Mode().Perm() != 0o600 {
+		// The original narrows the mode on load; failure is harmless here.
+		_ = f.Chmod(0o600)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxDocumentSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxDocumentSize {
+		return nil, fmt.Errorf("%s exceeds %d bytes", filepath.Base(path), maxDocumentSize)
+	}
+	return data, nil
+}
+
+// refuseSymlink fails when path is a symlink; a missing path passes through
+// as fs.ErrNotExist.
+func refuseSymlink(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("refusing symlink %s", filepath.Base(path))
+	}
+	return nil
+}
