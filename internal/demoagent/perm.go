@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -126,8 +127,10 @@ func (a *Agent) permissionReply(q *sendReq) {
 	}
 	t.perm = nil
 	s := a.subscribe(t)
+	w.replied = make(chan struct{})
 	w.decision <- p.Decision
 	a.mu.Unlock()
+	defer close(w.replied)
 	a.followReply(q, t, s, p.InputID)
 }
 
@@ -186,6 +189,41 @@ func (e *emitter) permissionEnvelope(inputID, toolUseID string) map[string]any {
 	}
 }
 
+// watcherWait bounds how long a continuation waits for a client to watch
+// the task again after a streamed permission answer.
+const watcherWait = 2 * time.Second
+
+// awaitWatcher lets a client that answered on its own reply stream come
+// back (SubscribeToTask) before the rest of the turn is published. A2A does
+// not replay missed frames (a2a-upstream.md §5.2); a real tool takes this
+// long anyway, and waiting makes the scripted continuation deterministic.
+// With no watcher the turn goes on after watcherWait.
+func (e *emitter) awaitWatcher(w *permWait) error {
+	if w.replied == nil {
+		return nil
+	}
+	select {
+	case <-w.replied:
+	case <-e.ctx.Done():
+		return e.ctx.Err()
+	}
+	deadline := time.Now().Add(watcherWait)
+	for time.Now().Before(deadline) {
+		e.a.mu.Lock()
+		n := len(e.t.subs)
+		e.a.mu.Unlock()
+		if n > 0 {
+			return nil
+		}
+		select {
+		case <-time.After(5 * time.Millisecond):
+		case <-e.ctx.Done():
+			return e.ctx.Err()
+		}
+	}
+	return nil
+}
+
 // awaitDecision registers a wait and blocks until it is answered or the
 // run is cancelled.
 func (e *emitter) awaitDecision(w *permWait) (string, error) {
@@ -228,6 +266,9 @@ func (e *emitter) permissionTurn() error {
 	}
 	if err := e.status(stateWorking, nil, map[string]any{"inputReceived": map[string]any{
 		"kind": "permission", "inputId": w.inputID, "toolUseId": tu, "decision": d}}, true); err != nil {
+		return err
+	}
+	if err := e.awaitWatcher(w); err != nil {
 		return err
 	}
 	reply := "The workspace is " + e.cwd + "."

@@ -141,6 +141,9 @@ func (e *emitter) afterPermission(w *permWait, step map[string]any, sideband boo
 			"kind": "permission", "inputId": w.inputID, "toolUseId": w.toolUseID, "decision": d}}, true); err != nil {
 			return err
 		}
+		if err := e.awaitWatcher(w); err != nil {
+			return err
+		}
 	}
 	e.a.mu.Lock()
 	e.t.pending = nil

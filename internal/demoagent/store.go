@@ -48,6 +48,9 @@ type permWait struct {
 	toolUseID string
 	sideband  bool
 	decision  chan string
+	// replied is closed when the reply stream of a streamed answer has
+	// ended, so the continuation can wait for the client to come back.
+	replied chan struct{}
 }
 
 // textWait is a pipeline question or selection parked after its stream ended.

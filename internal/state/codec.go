@@ -10,6 +10,23 @@ import (
 	"unicode/utf8"
 )
 
+// Decode parses and validates a stored document of threadID (adapter.md
+// §8.4). Errors wrap ErrUnavailable. Other Store backends use it with Encode
+// so that every backend stores the same bytes under the same rules.
+func Decode(data []byte, threadID string) (*Thread, error) {
+	t, err := decodeThread(data, threadID)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrUnavailable, err.Error())
+	}
+	return t, nil
+}
+
+// Encode renders t as the persisted document (§8.5): normalised, 2-space
+// indented, keys sorted at every level, non-ASCII and <>& unescaped, with a
+// trailing newline. Errors wrap ErrInvalidDocument. Use it rather than
+// json.Marshal(t), whose field order and nil handling differ.
+func Encode(t *Thread) ([]byte, error) { return encodeThread(t) }
+
 // decodeThread parses and validates a document per adapter.md §8.4, mirroring
 // the original's checks: missing optional cursors default to empty, the three
 // top-level collections are required, unknown keys and a stale pending

@@ -32,7 +32,8 @@ var (
 // write as not committed (the stored document is the old one or, if the
 // failure came after the replace, possibly the new one). Save refuses a
 // document that Load would reject (error wrapping ErrInvalidDocument) and
-// does not retain t.
+// does not retain t. Both return ctx.Err() unwrapped, before any I/O, when
+// ctx is already done.
 type Store interface {
 	Load(ctx context.Context, threadID string) (*Thread, error)
 	Save(ctx context.Context, t *Thread) error
