@@ -1,0 +1,223 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startDemoAgent runs the embedded agent as its own process, so that it
+// outlives the adapter processes of a restart test.
+func startDemoAgent(t *testing.T) string {
+	t.Helper()
+	port := freePort(t)
+	cmd := exec.Command(binary, "demo-agent", "--host", "127.0.0.1", "--port", strconv.Itoa(port))
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "IACCODE_A2A_HTTP_TOKEN=agent-token"}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("demo agent output:\n%s", out.String())
+		}
+	})
+	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		req, _ := http.NewRequest(http.MethodGet, url+"health", nil)
+		req.Header.Set("Authorization", "Bearer agent-token")
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return url
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("demo agent not ready:\n%s", out.String())
+	return ""
+}
+
+// runAGUI posts a RunAgentInput and returns the decoded events.
+func runAGUI(t *testing.T, url string, body map[string]any) (int, []map[string]any, string) {
+	t.Helper()
+	raw, _ := json.Marshal(body)
+	res, err := http.Post(url, "application/json", bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var all bytes.Buffer
+	_, _ = all.ReadFrom(res.Body)
+	var evs []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(all.Bytes()))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		if line, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			var ev map[string]any
+			if err := json.Unmarshal([]byte(line), &ev); err != nil {
+				t.Fatal(err)
+			}
+			evs = append(evs, ev)
+		}
+	}
+	return res.StatusCode, evs, all.String()
+}
+
+func runInput(threadID, runID, text, cwd string, resume []any) map[string]any {
+	msgs := []any{}
+	if text != "" {
+		msgs = append(msgs, map[string]any{"id": "m-" + runID, "role": "user", "content": text})
+	}
+	b := map[string]any{
+		"threadId": threadID, "runId": runID, "state": map[string]any{}, "messages": msgs,
+		"tools": []any{}, "context": []any{},
+		"forwardedProps": map[string]any{"iacCode": map[string]any{"schemaVersion": 1, "rosInvocationId": "invocation-1", "cwd": cwd}},
+	}
+	if resume != nil {
+		b["resume"] = resume
+	}
+	return b
+}
+
+func lastEvent(evs []map[string]any) map[string]any {
+	if len(evs) == 0 {
+		return map[string]any{}
+	}
+	return evs[len(evs)-1]
+}
+
+// interruptOf returns the single interrupt of an interrupt outcome.
+func interruptOf(t *testing.T, evs []map[string]any) map[string]any {
+	t.Helper()
+	fin := lastEvent(evs)
+	o, _ := fin["outcome"].(map[string]any)
+	if fin["type"] != "RUN_FINISHED" || o["type"] != "interrupt" {
+		t.Fatalf("want an interrupt outcome, got %v", fin)
+	}
+	return o["interrupts"].([]any)[0].(map[string]any)
+}
+
+// TestRestartAfterInterrupt kills the adapter with SIGKILL after an
+// interrupt, starts it again on the same state directory, and resumes.
+func TestRestartAfterInterrupt(t *testing.T) {
+	agent := startDemoAgent(t)
+	stateDir := t.TempDir()
+	env := []string{"IAC_CODE_AGUI_A2A_URL=" + agent, "IAC_CODE_AGUI_A2A_TOKEN=agent-token"}
+	a := startServer(t, stateDir, env...)
+	cwd := filepath.Join(a.Root, "ws")
+	_, evs, _ := runAGUI(t, a.URL, runInput("thread-restart", "run-1", "Deploy (permission)", cwd, nil))
+	it := interruptOf(t, evs)
+	a.Kill()
+
+	b := startServer(t, stateDir, append(env, "IAC_CODE_AGUI_ALLOWED_CWDS="+a.Root)...)
+	// The restarted adapter remembers the run ids: a replay is refused.
+	status, _, body := runAGUI(t, b.URL, runInput("thread-restart", "run-1", "Deploy (permission)", cwd, nil))
+	if status != 409 || !strings.Contains(body, "DUPLICATE_RUN_ID") {
+		t.Fatalf("replay after restart: %d %s", status, body)
+	}
+	resume := []any{map[string]any{"interruptId": it["id"], "status": "resolved", "payload": map[string]any{"decision": "allow_once"}}}
+	status, evs, body = runAGUI(t, b.URL, runInput("thread-restart", "run-2", "", cwd, resume))
+	fin := lastEvent(evs)
+	if status != 200 || fin["type"] != "RUN_FINISHED" || fin["outcome"].(map[string]any)["type"] != "success" {
+		t.Fatalf("resume after restart: %d %v\n%s", status, fin, body)
+	}
+	if !strings.Contains(body, `"type":"TOOL_CALL_RESULT"`) {
+		t.Fatalf("no tool result after resume:\n%s", body)
+	}
+}
+
+// TestResumeFromOriginalStateFile writes the thread file by hand in the
+// original adapter's format (adapter.md §8.3, Python's json.dumps with
+// indent=2 and sort_keys, a stale expiresAt) and resumes from it.
+func TestResumeFromOriginalStateFile(t *testing.T) {
+	agent := startDemoAgent(t)
+	stateDir := t.TempDir()
+	env := []string{"IAC_CODE_AGUI_A2A_URL=" + agent, "IAC_CODE_AGUI_A2A_TOKEN=agent-token"}
+	a := startServer(t, stateDir, env...)
+	cwd := filepath.Join(a.Root, "ws")
+	_, evs, _ := runAGUI(t, a.URL, runInput("thread-original", "run-1", "Deploy (permission)", cwd, nil))
+	it := interruptOf(t, evs)
+	var session map[string]any
+	for _, ev := range evs {
+		if ev["name"] == "iac-code.session.v1" {
+			session = ev["value"].(map[string]any)
+		}
+	}
+	a.Kill()
+
+	md := it["metadata"].(map[string]any)
+	projection := map[string]any{}
+	for k, v := range md {
+		if k != "standardOptions" {
+			projection[k] = v
+		}
+	}
+	projection["expiresAt"] = "2026-01-01T00:00:00Z"
+	pj, _ := json.MarshalIndent(projection, "      ", "  ")
+	doc := fmt.Sprintf(`{
+  "appliedResumeDigests": [],
+  "contextId": %q,
+  "cwd": %q,
+  "execution": {
+    "executionId": %q,
+    "pending": {
+      %q: {
+        "expiresAt": "2026-01-01T00:00:00Z",
+        "sideband": false,
+        "value": %s
+      }
+    },
+    "pipelineOpenSteps": [],
+    "pipelineSequence": 0,
+    "rosInvocationId": "invocation-1",
+    "taskId": %q,
+    "textSnapshotDigests": []
+  },
+  "iacCodeSessionId": %q,
+  "runDigests": {
+    "run-1": "0000000000000000000000000000000000000000000000000000000000000000"
+  },
+  "schemaVersion": 1,
+  "terminalExecutionIds": [],
+  "threadId": "thread-original",
+  "userId": null
+}
+`, session["contextId"], cwd, session["executionId"], it["id"], pj, session["taskId"], session["sessionId"])
+	file := filepath.Join(stateDir, "threads", "thread-original.json")
+	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	b := startServer(t, stateDir, append(env, "IAC_CODE_AGUI_ALLOWED_CWDS="+a.Root)...)
+	resume := []any{map[string]any{"interruptId": it["id"], "status": "cancelled"}}
+	status, evs, body := runAGUI(t, b.URL, runInput("thread-original", "run-2", "", cwd, resume))
+	fin := lastEvent(evs)
+	if status != 200 || fin["type"] != "RUN_FINISHED" {
+		t.Fatalf("resume from the original format: %d %v\n%s", status, fin, body)
+	}
+	if !strings.Contains(body, "permission was denied") {
+		t.Fatalf("a cancelled permission must reach A2A as deny:\n%s", body)
+	}
+	// Our rewrite keeps the original's layout: sorted keys, two spaces, LF.
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(raw, []byte("{\n  \"appliedResumeDigests\": [\n")) || !bytes.HasSuffix(raw, []byte("}\n")) {
+		t.Fatalf("rewritten file:\n%s", raw)
+	}
+}
