@@ -148,6 +148,7 @@ func (rs *runState) commitInterrupt(ctx context.Context, inputs []mapper.Input) 
 		Outcome: agui.Outcome{Type: agui.OutcomeInterrupt, Interrupts: interrupts},
 		Usage:   rs.m.Usage(),
 	})
+	rs.r.settle(ctx, rs)
 	if err := rs.flush(); err != nil {
 		return err // the interrupt is durable; a lost client resumes later
 	}

@@ -254,7 +254,7 @@ func (rs *runState) checkEntries(ctx context.Context, entries []agui.ResumeEntry
 	}
 	t.mu.Unlock()
 	if unseen {
-		return nil, rs.reannounce()
+		return nil, rs.reannounce(ctx)
 	}
 	// Step 10.
 	for _, a := range out {
@@ -271,7 +271,7 @@ func (rs *runState) checkEntries(ctx context.Context, entries []agui.ResumeEntry
 
 // reannounce ends the run with an interrupt outcome listing every pending
 // input, without applying any answer.
-func (rs *runState) reannounce() error {
+func (rs *runState) reannounce(ctx context.Context) error {
 	t := rs.r.t
 	t.mu.Lock()
 	interrupts := pendingInterrupts(t.doc)
@@ -284,6 +284,7 @@ func (rs *runState) reannounce() error {
 		Outcome: agui.Outcome{Type: agui.OutcomeInterrupt, Interrupts: interrupts},
 		Usage:   rs.m.Usage(),
 	})
+	rs.r.settle(ctx, rs)
 	if err := rs.flush(); err != nil {
 		return err
 	}

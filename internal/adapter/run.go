@@ -36,6 +36,7 @@ type runState struct {
 	lastState   string
 	terminal    bool // a terminal AG-UI event was written
 	paused      bool // the run ended with an interrupt outcome
+	settled     bool // the thread was released (see settle)
 	// answered holds the inputs already answered in this execution, so the
 	// mapper never announces them again.
 	answered map[string]bool
@@ -56,7 +57,7 @@ func (r *Run) Stream(ctx context.Context, sink Sink) {
 		err = rs.newTurn(ctx)
 	}
 	if err == nil && !rs.paused {
-		err = rs.end()
+		err = rs.end(ctx)
 	}
 	rs.fail(ctx, err)
 }
@@ -182,7 +183,7 @@ func (rs *runState) flush() error {
 
 // end writes the closing events of a turn that ran to the end of its
 // stream (adapter.md §4.4 step 7).
-func (rs *runState) end() error {
+func (rs *runState) end(ctx context.Context) error {
 	rs.sessionEvent()
 	rs.buf = rs.m.CloseAll(rs.buf)
 	switch rs.lastState {
@@ -197,6 +198,7 @@ func (rs *runState) end() error {
 		rs.buf = append(rs.buf, rs.runError(CodeA2AExecutionFailed, i18n.MsgA2AExecutionFailed))
 	}
 	rs.terminal = true
+	rs.r.settle(ctx, rs)
 	return rs.flush()
 }
 
@@ -221,6 +223,7 @@ func (rs *runState) fail(ctx context.Context, err error) {
 		rs.buf = append(rs.buf, rs.runError(CodeA2AUnavailable, i18n.MsgA2AUnavailable))
 	}
 	rs.terminal = true
+	rs.r.settle(ctx, rs)
 	_ = rs.flush()
 }
 
@@ -239,11 +242,20 @@ func (rs *runState) cancelTask(ctx context.Context) {
 	}
 }
 
-// release ends the run: the execution is marked terminal when the run
-// completed without a pending interrupt, a disconnected ordinary run
-// cancels its A2A task, and the active run id is cleared (adapter.md §4.4
-// step 9, §9.1).
-func (r *Run) release(ctx context.Context, rs *runState) {
+// release settles a run that ends without having done so (a disconnect).
+func (r *Run) release(ctx context.Context, rs *runState) { r.settle(ctx, rs) }
+
+// settle ends the run's hold on its thread: the execution is marked
+// terminal when the run completed without a pending interrupt, a
+// disconnected ordinary run cancels its A2A task, and the active run id is
+// cleared (adapter.md §4.4 step 9, §9.1). It runs just before the terminal
+// event is written, so a client that acts on RUN_FINISHED at once (an
+// immediate resume) never meets THREAD_BUSY.
+func (r *Run) settle(ctx context.Context, rs *runState) {
+	if rs.settled {
+		return
+	}
+	rs.settled = true
 	t := r.t
 	disconnected := !rs.terminal && !rs.paused
 	t.mu.Lock()

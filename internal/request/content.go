@@ -9,19 +9,11 @@ import (
 	a2asdk "github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/agui"
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
-// User content messages (adapter.md §3.2); RUN_ERROR INVALID_INPUT.
+// Limits of user content (adapter.md §3.2, §11).
 const (
-	MsgNoUserMessage        = "A new run requires a user message."
-	MsgContentInvalid       = "The user message content is invalid."
-	MsgUnsupportedPart      = "Only text and inline data images are supported."
-	MsgRemoteMedia          = "Remote media URLs are not supported."
-	MsgImageMediaType       = "The image media type is not supported."
-	MsgImageBase64          = "The image data is not valid base64."
-	MsgImageInvalid         = "The image data is invalid."
-	MsgImageTooLarge        = "An image exceeds the maximum size."
-	MsgImagesTotalTooLarge  = "The total image content exceeds the maximum size."
 	maxImageBytes           = 8 << 20
 	maxTotalImageBytes      = 10 << 20
 	maxImageFilenameBytes   = 255
@@ -34,7 +26,7 @@ type ContentError struct{ Msg string }
 func (e *ContentError) Error() string { return e.Msg }
 
 // ErrNoUserMessage means a new run carried no message with role "user".
-var ErrNoUserMessage error = &ContentError{Msg: MsgNoUserMessage}
+var ErrNoUserMessage error = &ContentError{Msg: i18n.MsgUserMessageRequired}
 
 // UserInput is the latest user message converted to A2A parts.
 type UserInput struct {
@@ -69,7 +61,7 @@ func convertContent(raw json.RawMessage) ([]*a2asdk.Part, error) {
 	// base64, and struct decoding would match keys case-insensitively.
 	var content any
 	if len(raw) == 0 || json.Unmarshal(raw, &content) != nil {
-		return nil, contentErr(MsgContentInvalid)
+		return nil, contentErr(i18n.MsgContentInvalid)
 	}
 	switch c := content.(type) {
 	case string:
@@ -77,7 +69,7 @@ func convertContent(raw json.RawMessage) ([]*a2asdk.Part, error) {
 	case []any:
 		return convertList(c)
 	}
-	return nil, contentErr(MsgContentInvalid)
+	return nil, contentErr(i18n.MsgContentInvalid)
 }
 
 func convertList(list []any) ([]*a2asdk.Part, error) {
@@ -86,13 +78,13 @@ func convertList(list []any) ([]*a2asdk.Part, error) {
 	for _, entry := range list {
 		obj, ok := entry.(map[string]any)
 		if !ok {
-			return nil, contentErr(MsgContentInvalid)
+			return nil, contentErr(i18n.MsgContentInvalid)
 		}
 		switch obj["type"] {
 		case "text":
 			text, ok := obj["text"].(string)
 			if !ok {
-				return nil, contentErr(MsgContentInvalid)
+				return nil, contentErr(i18n.MsgContentInvalid)
 			}
 			parts = append(parts, a2asdk.NewTextPart(text))
 		case "image":
@@ -101,11 +93,11 @@ func convertList(list []any) ([]*a2asdk.Part, error) {
 				return nil, err
 			}
 			if total += n; total > maxTotalImageBytes {
-				return nil, contentErr(MsgImagesTotalTooLarge)
+				return nil, contentErr(i18n.MsgImagesTotalTooLarge)
 			}
 			parts = append(parts, p)
 		default:
-			return nil, contentErr(MsgUnsupportedPart)
+			return nil, contentErr(i18n.MsgContentTypeUnsupported)
 		}
 	}
 	return parts, nil
@@ -115,26 +107,26 @@ func convertList(list []any) ([]*a2asdk.Part, error) {
 func imagePart(obj map[string]any, ordinal int) (*a2asdk.Part, int, error) {
 	src, _ := obj["source"].(map[string]any)
 	if src == nil || src["type"] != "data" {
-		return nil, 0, contentErr(MsgRemoteMedia)
+		return nil, 0, contentErr(i18n.MsgRemoteMediaUnsupported)
 	}
 	mimeRaw, _ := src["mimeType"].(string)
 	mime, ok := asciiLower(mimeRaw)
 	if !ok || !supportedImageTypes[mime] {
-		return nil, 0, contentErr(MsgImageMediaType)
+		return nil, 0, contentErr(i18n.MsgImageMediaTypeUnsupported)
 	}
 	data, ok := src["value"].(string)
 	if !ok {
-		return nil, 0, contentErr(MsgImageBase64)
+		return nil, 0, contentErr(i18n.MsgImageBase64Invalid)
 	}
 	n, ok := base64Len(data)
 	if !ok {
-		return nil, 0, contentErr(MsgImageBase64)
+		return nil, 0, contentErr(i18n.MsgImageBase64Invalid)
 	}
 	if n > maxImageBytes {
-		return nil, 0, contentErr(MsgImageTooLarge)
+		return nil, 0, contentErr(i18n.MsgImageTooLarge)
 	}
 	if n == 0 {
-		return nil, 0, contentErr(MsgImageInvalid)
+		return nil, 0, contentErr(i18n.MsgImageInvalid)
 	}
 	name := fallbackImageNamePrefix + strconv.Itoa(ordinal)
 	if meta, ok := obj["metadata"].(map[string]any); ok {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/agui"
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
 func userMsg(content string) []agui.Message {
@@ -118,40 +119,40 @@ func TestUserContentFileNames(t *testing.T) {
 
 func TestUserContentErrors(t *testing.T) {
 	cases := []struct{ content, msg string }{
-		{`42`, MsgContentInvalid},
-		{`{"type":"text","text":"x"}`, MsgContentInvalid},
-		{`null`, MsgContentInvalid},
-		{``, MsgContentInvalid},
-		{`["x"]`, MsgContentInvalid},
-		{`[null]`, MsgContentInvalid},
-		{`[{"type":"text","text":5}]`, MsgContentInvalid},
-		{`[{"type":"text"}]`, MsgContentInvalid},
-		{`[{"type":"audio","source":{"type":"data","value":"AAAA","mimeType":"audio/wav"}}]`, MsgUnsupportedPart},
-		{`[{"type":"video","source":{"type":"url","value":"https://x"}}]`, MsgUnsupportedPart},
-		{`[{"type":"document","source":{"type":"data","value":"AAAA","mimeType":"application/pdf"}}]`, MsgUnsupportedPart},
-		{`[{"type":"binary","mimeType":"image/png","data":"AAAA"}]`, MsgUnsupportedPart},
-		{`[{"text":"no type"}]`, MsgUnsupportedPart},
-		{`[{"type":"image","source":{"type":"url","value":"https://x/a.png","mimeType":"image/png"}}]`, MsgRemoteMedia},
-		{`[{"type":"image","source":{"type":"file","value":"h","provider":"p"}}]`, MsgRemoteMedia},
-		{`[{"type":"image"}]`, MsgRemoteMedia},
-		{`[` + imagePartJSON("image/svg+xml", "AAAA", "") + `]`, MsgImageMediaType},
-		{`[` + imagePartJSON("image/jpg", "AAAA", "") + `]`, MsgImageMediaType},
-		{`[` + imagePartJSON("\u0130mage/png", "AAAA", "") + `]`, MsgImageMediaType},
-		{`[` + imagePartJSON(" image/png", "AAAA", "") + `]`, MsgImageMediaType},
-		{`[{"type":"image","source":{"type":"data","value":"AAAA"}}]`, MsgImageMediaType},
-		{`[` + imagePartJSON("image/png", "QQ", "") + `]`, MsgImageBase64},
-		{`[` + imagePartJSON("image/png", "QQ=", "") + `]`, MsgImageBase64},
-		{`[` + imagePartJSON("image/png", "QQ===", "") + `]`, MsgImageBase64},
-		{`[` + imagePartJSON("image/png", "QQ==QQ==", "") + `]`, MsgImageBase64},
-		{`[` + imagePartJSON("image/png", "AA\\nAA", "") + `]`, MsgImageBase64},
-		{`[` + imagePartJSON("image/png", "AA AA", "") + `]`, MsgImageBase64},
-		{`[` + imagePartJSON("image/png", "-_-_", "") + `]`, MsgImageBase64},
-		{`[` + imagePartJSON("image/png", "=AAA", "") + `]`, MsgImageBase64},
-		{`[` + imagePartJSON("image/png", "AAAé", "") + `]`, MsgImageBase64},
-		{`[{"type":"image","source":{"type":"data","value":5,"mimeType":"image/png"}}]`, MsgImageBase64},
-		{`[` + imagePartJSON("image/png", "", "") + `]`, MsgImageInvalid},
+		{`42`, i18n.MsgContentInvalid},
+		{`{"type":"text","text":"x"}`, i18n.MsgContentInvalid},
+		{`null`, i18n.MsgContentInvalid},
+		{``, i18n.MsgContentInvalid},
+		{`["x"]`, i18n.MsgContentInvalid},
+		{`[null]`, i18n.MsgContentInvalid},
+		{`[{"type":"text","text":5}]`, i18n.MsgContentInvalid},
+		{`[{"type":"text"}]`, i18n.MsgContentInvalid},
+		{`[{"type":"audio","source":{"type":"data","value":"AAAA","mimeType":"audio/wav"}}]`, i18n.MsgContentTypeUnsupported},
+		{`[{"type":"video","source":{"type":"url","value":"https://x"}}]`, i18n.MsgContentTypeUnsupported},
+		{`[{"type":"document","source":{"type":"data","value":"AAAA","mimeType":"application/pdf"}}]`, i18n.MsgContentTypeUnsupported},
+		{`[{"type":"binary","mimeType":"image/png","data":"AAAA"}]`, i18n.MsgContentTypeUnsupported},
+		{`[{"text":"no type"}]`, i18n.MsgContentTypeUnsupported},
+		{`[{"type":"image","source":{"type":"url","value":"https://x/a.png","mimeType":"image/png"}}]`, i18n.MsgRemoteMediaUnsupported},
+		{`[{"type":"image","source":{"type":"file","value":"h","provider":"p"}}]`, i18n.MsgRemoteMediaUnsupported},
+		{`[{"type":"image"}]`, i18n.MsgRemoteMediaUnsupported},
+		{`[` + imagePartJSON("image/svg+xml", "AAAA", "") + `]`, i18n.MsgImageMediaTypeUnsupported},
+		{`[` + imagePartJSON("image/jpg", "AAAA", "") + `]`, i18n.MsgImageMediaTypeUnsupported},
+		{`[` + imagePartJSON("\u0130mage/png", "AAAA", "") + `]`, i18n.MsgImageMediaTypeUnsupported},
+		{`[` + imagePartJSON(" image/png", "AAAA", "") + `]`, i18n.MsgImageMediaTypeUnsupported},
+		{`[{"type":"image","source":{"type":"data","value":"AAAA"}}]`, i18n.MsgImageMediaTypeUnsupported},
+		{`[` + imagePartJSON("image/png", "QQ", "") + `]`, i18n.MsgImageBase64Invalid},
+		{`[` + imagePartJSON("image/png", "QQ=", "") + `]`, i18n.MsgImageBase64Invalid},
+		{`[` + imagePartJSON("image/png", "QQ===", "") + `]`, i18n.MsgImageBase64Invalid},
+		{`[` + imagePartJSON("image/png", "QQ==QQ==", "") + `]`, i18n.MsgImageBase64Invalid},
+		{`[` + imagePartJSON("image/png", "AA\\nAA", "") + `]`, i18n.MsgImageBase64Invalid},
+		{`[` + imagePartJSON("image/png", "AA AA", "") + `]`, i18n.MsgImageBase64Invalid},
+		{`[` + imagePartJSON("image/png", "-_-_", "") + `]`, i18n.MsgImageBase64Invalid},
+		{`[` + imagePartJSON("image/png", "=AAA", "") + `]`, i18n.MsgImageBase64Invalid},
+		{`[` + imagePartJSON("image/png", "AAAé", "") + `]`, i18n.MsgImageBase64Invalid},
+		{`[{"type":"image","source":{"type":"data","value":5,"mimeType":"image/png"}}]`, i18n.MsgImageBase64Invalid},
+		{`[` + imagePartJSON("image/png", "", "") + `]`, i18n.MsgImageInvalid},
 		// The first failing part decides the message.
-		{`[{"type":"audio"},` + imagePartJSON("image/bmp", "AAAA", "") + `]`, MsgUnsupportedPart},
+		{`[{"type":"audio"},` + imagePartJSON("image/bmp", "AAAA", "") + `]`, i18n.MsgContentTypeUnsupported},
 	}
 	for _, c := range cases {
 		wantContentErr(t, c.content, c.msg)
@@ -202,7 +203,7 @@ func TestUserContentSizeLimits(t *testing.T) {
 		}
 	}
 	img8, img2 := b64(8*mib), b64(2*mib)
-	check("", img8, img2)                             // 8 MiB image, 10 MiB total: accepted
-	check(MsgImageTooLarge, b64(8*mib+1))             // one byte over per image
-	check(MsgImagesTotalTooLarge, img8, img2, b64(1)) // one byte over in total
+	check("", img8, img2)                                  // 8 MiB image, 10 MiB total: accepted
+	check(i18n.MsgImageTooLarge, b64(8*mib+1))             // one byte over per image
+	check(i18n.MsgImagesTotalTooLarge, img8, img2, b64(1)) // one byte over in total
 }

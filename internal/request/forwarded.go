@@ -10,10 +10,6 @@ import (
 	"unicode/utf8"
 )
 
-// InvalidForwardedPropsMessage is the public English message for every
-// forwardedProps failure (HTTP 400 INVALID_INPUT).
-const InvalidForwardedPropsMessage = "Invalid iac-code forwarded properties."
-
 // ErrInvalidForwardedProps is wrapped by every ParseForwardedProps error.
 // The wrapped detail names the field, never its value.
 var ErrInvalidForwardedProps = errors.New("invalid iac-code forwarded properties")

@@ -8,16 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-)
 
-// Workspace error messages (adapter.md §3.4). The server answers with the
-// generic forwardedProps message; these are kept for logs.
-const (
-	MsgWorkspaceNotAbsolute  = "The iac-code workspace must be an absolute path."
-	MsgWorkspaceInvalid      = "The iac-code workspace is invalid."
-	MsgWorkspaceOutsideRoots = "The iac-code workspace is outside the allowed roots."
-	MsgWorkspaceNotDirectory = "The iac-code workspace is not a directory."
-	MsgWorkspaceCannotCreate = "The iac-code workspace cannot be created."
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
 const (
@@ -69,12 +61,12 @@ func AllowedRoots(configured []string) []string {
 // creating it (mode 0700, with parents) when missing.
 func ResolveWorkspace(raw string, roots []string) (string, error) {
 	if raw == "" || !filepath.IsAbs(expandUser(raw)) {
-		return "", &WorkspaceError{Msg: MsgWorkspaceNotAbsolute}
+		return "", &WorkspaceError{Msg: i18n.MsgWorkspaceNotAbsolute}
 	}
 	logical := filepath.Clean(expandVars(expandUser(raw)))
 	resolved, err := realpath(logical)
 	if err != nil {
-		return "", &WorkspaceError{Msg: MsgWorkspaceInvalid, Err: err}
+		return "", &WorkspaceError{Msg: i18n.MsgWorkspaceInvalid, Err: err}
 	}
 	inside := false
 	for _, r := range roots {
@@ -84,19 +76,19 @@ func ResolveWorkspace(raw string, roots []string) (string, error) {
 		}
 	}
 	if !inside {
-		return "", &WorkspaceError{Msg: MsgWorkspaceOutsideRoots}
+		return "", &WorkspaceError{Msg: i18n.MsgWorkspaceOutsideRoots}
 	}
 	fi, err := os.Stat(resolved)
 	switch {
 	case err == nil && !fi.IsDir():
-		return "", &WorkspaceError{Msg: MsgWorkspaceNotDirectory}
+		return "", &WorkspaceError{Msg: i18n.MsgWorkspaceNotDirectory}
 	case err == nil:
 		return resolved, nil
 	case !missing(err):
-		return "", &WorkspaceError{Msg: MsgWorkspaceInvalid, Err: err}
+		return "", &WorkspaceError{Msg: i18n.MsgWorkspaceInvalid, Err: err}
 	}
 	if err := os.MkdirAll(resolved, workspaceMode); err != nil {
-		return "", &WorkspaceError{Msg: MsgWorkspaceCannotCreate, Err: err}
+		return "", &WorkspaceError{Msg: i18n.MsgWorkspaceCreateFailed, Err: err}
 	}
 	return resolved, nil
 }

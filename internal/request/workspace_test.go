@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
 // testRoot returns a resolved temporary root and the roots list for it.
@@ -66,7 +68,7 @@ func TestResolveWorkspaceNotAbsolute(t *testing.T) {
 	_, roots := testRoot(t)
 	t.Setenv("IAC_TEST_ABS", "/tmp")
 	for _, raw := range []string{"", "relative/dir", "./x", "$IAC_TEST_ABS/x", "~nosuchuser-iac-test/x"} {
-		wantWorkspaceErr(t, raw, roots, MsgWorkspaceNotAbsolute)
+		wantWorkspaceErr(t, raw, roots, i18n.MsgWorkspaceNotAbsolute)
 	}
 }
 
@@ -78,10 +80,10 @@ func TestResolveWorkspaceOutsideRoots(t *testing.T) {
 	}
 	roots := []string{a}
 	// Path-boundary aware: <root>/ab is not inside <root>/a.
-	wantWorkspaceErr(t, root+"/ab", roots, MsgWorkspaceOutsideRoots)
-	wantWorkspaceErr(t, root, roots, MsgWorkspaceOutsideRoots)
-	wantWorkspaceErr(t, a+"/../b", roots, MsgWorkspaceOutsideRoots)
-	wantWorkspaceErr(t, "/x", nil, MsgWorkspaceOutsideRoots)
+	wantWorkspaceErr(t, root+"/ab", roots, i18n.MsgWorkspaceOutsideRoots)
+	wantWorkspaceErr(t, root, roots, i18n.MsgWorkspaceOutsideRoots)
+	wantWorkspaceErr(t, a+"/../b", roots, i18n.MsgWorkspaceOutsideRoots)
+	wantWorkspaceErr(t, "/x", nil, i18n.MsgWorkspaceOutsideRoots)
 	if _, err := os.Stat(root + "/ab"); !os.IsNotExist(err) {
 		t.Fatal("nothing may be created outside the roots")
 	}
@@ -112,14 +114,14 @@ func TestResolveWorkspaceSymlinks(t *testing.T) {
 	if got, err := ResolveWorkspace(allowed+"/inside/new", roots); err != nil || got != filepath.Join(real, "new") {
 		t.Fatalf("inside: %q %v", got, err)
 	}
-	wantWorkspaceErr(t, allowed+"/escape", roots, MsgWorkspaceOutsideRoots)
-	wantWorkspaceErr(t, allowed+"/escape/x", roots, MsgWorkspaceOutsideRoots)
+	wantWorkspaceErr(t, allowed+"/escape", roots, i18n.MsgWorkspaceOutsideRoots)
+	wantWorkspaceErr(t, allowed+"/escape/x", roots, i18n.MsgWorkspaceOutsideRoots)
 	// A dangling link resolves to its target even though it does not exist.
-	wantWorkspaceErr(t, allowed+"/dangling/x", roots, MsgWorkspaceOutsideRoots)
+	wantWorkspaceErr(t, allowed+"/dangling/x", roots, i18n.MsgWorkspaceOutsideRoots)
 	if _, err := os.Stat(filepath.Join(outside, "missing")); !os.IsNotExist(err) {
 		t.Fatal("dangling target must not be created")
 	}
-	wantWorkspaceErr(t, allowed+"/loop1/x", roots, MsgWorkspaceInvalid)
+	wantWorkspaceErr(t, allowed+"/loop1/x", roots, i18n.MsgWorkspaceInvalid)
 }
 
 func TestResolveWorkspaceNotDirectoryAndCannotCreate(t *testing.T) {
@@ -128,9 +130,9 @@ func TestResolveWorkspaceNotDirectoryAndCannotCreate(t *testing.T) {
 	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	wantWorkspaceErr(t, file, roots, MsgWorkspaceNotDirectory)
-	wantWorkspaceErr(t, file+"/sub", roots, MsgWorkspaceCannotCreate)
-	wantWorkspaceErr(t, root+"/bad\x00name", roots, MsgWorkspaceInvalid)
+	wantWorkspaceErr(t, file, roots, i18n.MsgWorkspaceNotDirectory)
+	wantWorkspaceErr(t, file+"/sub", roots, i18n.MsgWorkspaceCreateFailed)
+	wantWorkspaceErr(t, root+"/bad\x00name", roots, i18n.MsgWorkspaceInvalid)
 }
 
 func TestAllowedRoots(t *testing.T) {
