@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -316,12 +318,31 @@ func TestStreamErrorFrame(t *testing.T) {
 	}
 }
 
-// TestFloodAndLargeFrame reads 200,000 deltas and the ~200 KB
-// assistantFinal frame that repeats them.
+// raceEnabled reports a -race build: the race detector slows the
+// in-process agent and client about sixfold.
+func raceEnabled() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-race" {
+			return s.Value == "true"
+		}
+	}
+	return false
+}
+
+// TestFloodAndLargeFrame reads n one-character deltas and the n-byte
+// assistantFinal frame that repeats them: 200,000 (a ~200 KB frame), or
+// 20,000 under -race to keep the run short.
 func TestFloodAndLargeFrame(t *testing.T) {
-	const n = 200000
+	n := 200000
+	if raceEnabled() {
+		n = 20000
+	}
 	e := newEnv(t)
-	evs := drainOK(t, e.stream(t, e.msg("flood 200000")))
+	evs := drainOK(t, e.stream(t, e.msg("flood "+strconv.Itoa(n))))
 	if len(evs) != n+5 {
 		t.Fatalf("frames = %d, want %d", len(evs), n+5)
 	}
@@ -338,15 +359,15 @@ func TestFloodAndLargeFrame(t *testing.T) {
 	}
 
 	// The same large frame over a client capped below its size.
-	small := a2a.New(e.url, token, a2a.WithMaxFrameBytes(4096))
-	st, err := small.SendStreamingMessage(e.ctx, e.msg("flood 5000"))
+	small := a2a.New(e.url, token, a2a.WithMaxFrameBytes(1024))
+	st, err := small.SendStreamingMessage(e.ctx, e.msg("flood 2000"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
 	got, err := drain(st)
-	if !errors.Is(err, a2a.ErrFrameTooLarge) || len(got) != 5003 {
-		t.Fatalf("capped client: %d events, %v; want 5003 then ErrFrameTooLarge", len(got), err)
+	if !errors.Is(err, a2a.ErrFrameTooLarge) || len(got) != 2003 {
+		t.Fatalf("capped client: %d events, %v; want 2003 then ErrFrameTooLarge", len(got), err)
 	}
 	if _, err := st.Next(); !errors.Is(err, a2a.ErrFrameTooLarge) {
 		t.Fatalf("Next after ErrFrameTooLarge = %v", err)
@@ -379,5 +400,238 @@ func TestEnsureRestored(t *testing.T) {
 		if got, err := e2.c.EnsureRestored(e2.ctx, e2.cwd, sid, armed.TaskID); err != nil || got != want {
 			t.Fatalf("EnsureRestored = %q, %v; want %s", got, err, want)
 		}
+	}
+}
+
+func TestPermissionReplyAndSubscribe(t *testing.T) {
+	e := newEnv(t)
+	// SendMessage returns at the INPUT_REQUIRED permission wait.
+	task, err := e.c.SendMessage(e.ctx, e.msg("permission please"))
+	if err != nil || task.Kind != a2a.KindTask || task.State() != a2a.StateInputRequired {
+		t.Fatalf("SendMessage = %+v, %v", task, err)
+	}
+	input, _ := task.IacCode()["input"].(map[string]any)
+	perm, _ := task.IacCode()["permission"].(map[string]any)
+	if input["kind"] != "permission" || input["toolUseId"] != "toolu_demo_bash" || input["requestTaskId"] != task.TaskID ||
+		!strings.HasPrefix(input["inputId"].(string), "permission-") || perm["pending"] != true || perm["autoApproved"] != false {
+		t.Fatalf("input = %#v, permission = %#v", input, perm)
+	}
+	// Subscribing to a task waiting for input: the initial task, then the
+	// stream ends, as it does at any INPUT_REQUIRED (§5.2).
+	sub, err := e.c.SubscribeToTask(e.ctx, task.TaskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := drainOK(t, sub)
+	if len(evs) != 1 || evs[0].Kind != a2a.KindTask || evs[0].State() != a2a.StateInputRequired || !hasInput(evs[0]) {
+		t.Fatalf("subscription while waiting = %d events %+v", len(evs), evs)
+	}
+	// Malformed replies are rejected before any stream (-32602).
+	_, err = e.c.SendMessage(e.ctx, permReply(task.TaskID, task.ContextID, input, "allow"))
+	wantRPC(t, err, a2a.CodeInvalidParams, "Permission decision must be allow_once or deny.")
+	_, err = e.c.SendStreamingMessage(e.ctx, permReply(task.TaskID, task.ContextID, input, "allow_always"))
+	wantRPC(t, err, a2a.CodeInvalidParams, "Permission decision must be allow_once or deny.")
+	extra := permReply(task.TaskID, task.ContextID, input, "allow_once")
+	extra.Parts[0] = a2asdk.NewDataPart(map[string]any{"schemaVersion": 1, "kind": "permission", "requestTaskId": task.TaskID,
+		"inputId": input["inputId"], "toolUseId": input["toolUseId"], "decision": "allow_once", "note": "x"})
+	extra.Parts[0].MediaType = "application/json"
+	_, err = e.c.SendMessage(e.ctx, extra)
+	wantRPC(t, err, a2a.CodeInvalidParams, "Permission response payload fields do not match schemaVersion 1.")
+	stale := map[string]any{"inputId": "permission-stale", "toolUseId": "toolu_demo_bash"}
+	_, err = e.c.SendMessage(e.ctx, permReply(task.TaskID, task.ContextID, stale, "deny"))
+	wantRPC(t, err, a2a.CodeInvalidParams, "permission_resume_invalid: pending permission is not active.")
+
+	// The reply's own stream carries inputReceived, then ends.
+	rep := drainOK(t, e.stream(t, permReply(task.TaskID, task.ContextID, input, "allow_once")))
+	ir, _ := rep[len(rep)-1].IacCode()["inputReceived"].(map[string]any)
+	if len(rep) != 1 || rep[0].State() != a2a.StateWorking || ir["kind"] != "permission" || ir["inputId"] != input["inputId"] ||
+		ir["toolUseId"] != "toolu_demo_bash" || ir["decision"] != "allow_once" {
+		t.Fatalf("reply stream = %d events, inputReceived %#v", len(rep), ir)
+	}
+	// The rest of the turn through SubscribeToTask: task frame, live frames.
+	sub, err = e.c.SubscribeToTask(e.ctx, task.TaskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs = drainOK(t, sub)
+	kinds, states := kindsStates(evs)
+	if strings.Join(kinds, " ") != "task statusUpdate statusUpdate statusUpdate statusUpdate statusUpdate" ||
+		strings.Join(states, " ") != "working working working working working input-required" {
+		t.Fatalf("subscription after the reply: kinds %v states %v", kinds, states)
+	}
+	if got := evs[2].Status.Message.Text(); got != "The workspace is "+e.cwd+"." {
+		t.Fatalf("continuation text = %q", got)
+	}
+}
+
+// pipelineEnvelopes returns the envelopes of a frame (pipeline or batch)
+// and which key carried them.
+func pipelineEnvelopes(ev *a2a.Event) ([]map[string]any, string) {
+	iac := ev.IacCode()
+	if p, ok := iac["pipeline"].(map[string]any); ok {
+		return []map[string]any{p}, "pipeline"
+	}
+	b, _ := iac["pipelineBatch"].(map[string]any)
+	if b == nil {
+		return nil, ""
+	}
+	var out []map[string]any
+	for _, x := range b["events"].([]any) {
+		out = append(out, x.(map[string]any))
+	}
+	return out, "pipelineBatch"
+}
+
+func TestPipelineStreamAndState(t *testing.T) {
+	e := newEnv(t)
+	evs := drainOK(t, e.stream(t, e.msg("run the pipeline")))
+	tid := evs[0].TaskID
+	keys := map[string]int{}
+	seen := map[string]bool{}
+	var types []string
+	dup, gap := false, false
+	var maxSeq int64
+	for _, ev := range evs[1:] {
+		envs, key := pipelineEnvelopes(ev)
+		keys[key]++
+		if b, ok := ev.IacCode()["pipelineBatch"].(map[string]any); ok && (b["schemaVersion"] != "1.0" || b["extensionUri"] != "urn:iac-code:a2a:pipeline-events:v1") {
+			t.Fatalf("batch header = %#v", b)
+		}
+		for _, env := range envs {
+			seq, ok := a2a.Int(env["sequence"])
+			if !ok {
+				t.Fatalf("sequence %#v is not integral", env["sequence"])
+			}
+			id := env["eventId"].(string)
+			dup = dup || seen[id]
+			seen[id] = true
+			gap = gap || seq > maxSeq+1
+			maxSeq = max(maxSeq, seq)
+			types = append(types, env["eventType"].(string))
+		}
+	}
+	last := evs[len(evs)-1]
+	if keys["pipeline"] == 0 || keys["pipelineBatch"] == 0 || keys[""] != 0 || !dup || !gap || last.State() != a2a.StateCompleted {
+		t.Fatalf("frames by key %v, duplicate %v, gap %v, last state %s", keys, dup, gap, last.State())
+	}
+	if tail := strings.Join(types[len(types)-4:], " "); tail != "pipeline_completed backup_committed pipeline_handoff_ready backup_committed" {
+		t.Fatalf("last envelopes = %s", tail)
+	}
+	// Recovery: the journal after afterSequence, plain JSON integers.
+	ps, err := e.c.PipelineState(e.ctx, tid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastSeq, _ := a2a.Int(ps.Snapshot["lastSequence"])
+	if ps.Snapshot["schemaVersion"] != "1.1" || ps.Snapshot["taskId"] != tid || lastSeq != maxSeq || int64(len(ps.Events)) != maxSeq {
+		t.Fatalf("snapshot lastSequence %d (live max %d), %d journal events", lastSeq, maxSeq, len(ps.Events))
+	}
+	hidden := 0
+	for i, ev := range ps.Events {
+		if s, _ := a2a.Int(ev["sequence"]); s != int64(i+1) {
+			t.Fatalf("journal event %d has sequence %v", i, ev["sequence"])
+		}
+		if ev["visibility"] == "pending_backup" {
+			hidden++
+		}
+	}
+	if hidden != 1 {
+		t.Fatalf("pending_backup journal events = %d, want 1", hidden)
+	}
+	after, err := e.c.PipelineState(e.ctx, tid, maxSeq-3)
+	if err != nil || len(after.Events) != 3 {
+		t.Fatalf("afterSequence %d: %d events, %v", maxSeq-3, len(after.Events), err)
+	}
+	if s, _ := a2a.Int(after.Events[0]["sequence"]); s != maxSeq-2 {
+		t.Fatalf("first event after %d has sequence %d", maxSeq-3, s)
+	}
+	if def, err := e.c.PipelineState(e.ctx, tid, -1); err != nil || len(def.Events) != 0 {
+		t.Fatalf("default afterSequence: %+v, %v; want no events", def, err)
+	}
+	if _, err := e.c.PipelineState(e.ctx, "no-such-task", -1); !errors.Is(err, a2a.ErrNotFound) {
+		t.Fatalf("unknown task: %v, want ErrNotFound", err)
+	}
+}
+
+func TestQuestionAnsweredByText(t *testing.T) {
+	e := newEnv(t)
+	evs := drainOK(t, e.stream(t, e.msg("ask me a question")))
+	task, last := evs[0], evs[len(evs)-1]
+	proj, _ := last.IacCode()["input"].(map[string]any)
+	if last.State() != a2a.StateInputRequired || proj["kind"] != "ask_user_question" || proj["inputId"] != "ask-toolu_demo_ask" ||
+		proj["toolUseId"] != nil || proj["requestTaskId"] != task.TaskID {
+		t.Fatalf("question frame: state %s, input %#v", last.State(), proj)
+	}
+	// The stream ended, so the parked task is not active.
+	_, err := e.c.SubscribeToTask(e.ctx, task.TaskID)
+	wantRPC(t, err, a2a.CodeTaskNotFound, "Task "+task.TaskID+" is not active")
+	p := e.msg("2")
+	p.TaskID, p.ContextID = task.TaskID, task.ContextID
+	evs = drainOK(t, e.stream(t, p))
+	envs, _ := pipelineEnvelopes(evs[0])
+	data, _ := envs[0]["data"].(map[string]any)
+	if envs[0]["eventType"] != "input_received" || data["selectedId"] != "vpc_ecs" || data["selectedLabel"] != "VPC with ECS" {
+		t.Fatalf("first frame after the answer = %#v", envs[0])
+	}
+	if evs[len(evs)-1].State() != a2a.StateCompleted {
+		t.Fatalf("answered question ended in %s", evs[len(evs)-1].State())
+	}
+	_, err = e.c.SendMessage(e.ctx, p)
+	wantRPC(t, err, a2a.CodeInvalidParams, "Task "+task.TaskID+" is in terminal state")
+}
+
+func TestSidebandPermission(t *testing.T) {
+	e := newEnv(t)
+	st := e.stream(t, e.msg("sideband; backup not ready"))
+	evs := until(t, st, hasInput)
+	ev := evs[len(evs)-1]
+	input, _ := ev.IacCode()["input"].(map[string]any)
+	if ev.State() != a2a.StateWorking || input["kind"] != "permission" || input["scope"] != "candidate" {
+		t.Fatalf("candidate permission frame: state %s input %#v", ev.State(), input)
+	}
+	got, err := e.c.GetTask(e.ctx, ev.TaskID, 0)
+	if pend, _ := got.IacCode()["pendingPermissions"].([]any); err != nil || len(pend) != 1 {
+		t.Fatalf("GetTask pendingPermissions = %#v, %v", got.IacCode()["pendingPermissions"], err)
+	}
+	// The armed fault: one JSON-RPC error with object data.
+	_, err = e.c.SendMessage(e.ctx, permReply(ev.TaskID, ev.ContextID, input, "allow_once"))
+	re := wantRPC(t, err, a2a.CodeInternalError, "Session backup is not ready.")
+	if !re.BackupNotReady() {
+		t.Fatalf("BackupNotReady() false for data %#v", re.Data)
+	}
+	ack, err := e.c.SendMessage(e.ctx, permReply(ev.TaskID, ev.ContextID, input, "allow_once"))
+	if err != nil || ack.Kind != a2a.KindMessage || ack.Message.Role != a2a.RoleAgent || ack.TaskID != ev.TaskID ||
+		!strings.HasPrefix(ack.Message.MessageID, "permission-ack-") || len(ack.Message.Parts) != 1 ||
+		ack.Message.Parts[0].MediaType != "application/json" {
+		t.Fatalf("ack = %+v, %v", ack, err)
+	}
+	var data map[string]any
+	if err := json.Unmarshal(ack.Message.Parts[0].Data, &data); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"schemaVersion": 1.0, "kind": "permission_ack", "inputId": input["inputId"],
+		"toolUseId": "toolu_cand_bash", "decision": "allow_once", "accepted": true}
+	if len(data) != len(want) {
+		t.Fatalf("ack data = %#v", data)
+	}
+	for k, v := range want {
+		if data[k] != v {
+			t.Fatalf("ack data[%s] = %#v, want %#v", k, data[k], v)
+		}
+	}
+	rest := drainOK(t, st)
+	envs, _ := pipelineEnvelopes(rest[0])
+	if rest[len(rest)-1].State() != a2a.StateCompleted || envs[0]["eventType"] != "candidate_step_started" {
+		t.Fatalf("stream after the ack: first %v, last state %s", envs[0]["eventType"], rest[len(rest)-1].State())
+	}
+	resolved := false
+	for _, ev := range rest {
+		envs, _ := pipelineEnvelopes(ev)
+		for _, env := range envs {
+			resolved = resolved || env["eventType"] == "permission_resolved"
+		}
+	}
+	if !resolved {
+		t.Fatal("no permission_resolved envelope after the ack")
 	}
 }

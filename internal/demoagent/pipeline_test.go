@@ -253,11 +253,12 @@ func TestSidebandPermissionAndBackupNotReady(t *testing.T) {
 	}
 	task := h.call("GetTask", map[string]any{"id": tid})["result"].(map[string]any)
 	pend, _ := task["metadata"].(map[string]any)["iac_code"].(map[string]any)["pendingPermissions"].([]any)
-	if len(pend) != 1 || pend[0].(map[string]any)["input"].(map[string]any)["inputId"] != in["inputId"] {
+	// pendingPermissions lists permission envelopes (a2a-upstream.md §4.1).
+	if len(pend) != 1 || pend[0].(map[string]any)["inputId"] != in["inputId"] || pend[0].(map[string]any)["required"] != true {
 		t.Fatalf("pendingPermissions %v", task["metadata"])
 	}
 	// ensure-restored: 409 once, then restored; unknown session 404.
-	sid := envelopes(sseEvent{data: map[string]any{"result": map[string]any{"statusUpdate": map[string]any{"metadata": map[string]any{"iac_code": map[string]any{"pipeline": pend[0]}}}}}})[0]["iacCodeSessionId"].(string)
+	sid := task["metadata"].(map[string]any)["iac_code"].(map[string]any)["iacCodeSessionId"].(string)
 	for i, want := range []int{409, 200} {
 		code, body := h.postJSON("/iac-code/session/ensure-restored", map[string]any{"cwd": "/w", "sessionId": sid, "taskId": tid})
 		if code != want || (i == 0 && body["error"].(map[string]any)["code"] != "SESSION_BACKUP_NOT_READY") || (i == 0 && body["error"].(map[string]any)["retryable"] != true) || (i == 1 && body["status"] != "restored") {

@@ -31,6 +31,8 @@ type env struct {
 	Root     string
 	StateDir string
 	Agent    *demoagent.Agent
+	agentURL string
+	opts     envOptions
 }
 
 type envOptions struct {
@@ -54,23 +56,39 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stateDir := o.stateDir
-	if stateDir == "" {
-		stateDir = t.TempDir()
+	if o.stateDir == "" {
+		o.stateDir = t.TempDir()
 	}
-	var store state.Store = state.NewFileStore(stateDir)
-	if o.wrap != nil {
-		store = o.wrap(store)
+	e := &env{Root: root, StateDir: o.stateDir, Agent: agentSrv.Agent, agentURL: agentSrv.URL, opts: o}
+	e.serve(t)
+	return e
+}
+
+// serve starts an adapter and its HTTP server for e.
+func (e *env) serve(t *testing.T) {
+	t.Helper()
+	var store state.Store = state.NewFileStore(e.StateDir)
+	if e.opts.wrap != nil {
+		store = e.opts.wrap(store)
 	}
 	ad := adapter.New(adapter.Options{
 		Store:        store,
-		Client:       a2a.New(agentSrv.URL, "upstream-token"),
-		AllowedRoots: request.AllowedRoots([]string{root}),
+		Client:       a2a.New(e.agentURL, "upstream-token"),
+		AllowedRoots: request.AllowedRoots([]string{e.Root}),
 	})
-	h := server.New(server.Options{Adapter: ad, AuthToken: o.authToken, Version: "test", Heartbeat: o.heartbeat})
+	h := server.New(server.Options{Adapter: ad, AuthToken: e.opts.authToken, Version: "test", Heartbeat: e.opts.heartbeat})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &env{URL: srv.URL + "/", Root: root, StateDir: stateDir, Agent: agentSrv.Agent}
+	e.URL = srv.URL + "/"
+}
+
+// restart returns a fresh adapter process image on the same state
+// directory and A2A agent: nothing is cached, as after a restart.
+func (e *env) restart(t *testing.T) *env {
+	t.Helper()
+	n := *e
+	n.serve(t)
+	return &n
 }
 
 // body builds a RunAgentInput as @ag-ui/client 1.0.0 sends it.

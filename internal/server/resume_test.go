@@ -1,0 +1,126 @@
+package server_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/state"
+)
+
+func allow(id any) map[string]any {
+	return map[string]any{"interruptId": id, "status": "resolved", "payload": map[string]any{"decision": "allow_once"}}
+}
+
+// TestBackupNotReady: a resume while A2A's session backup synchronises gets
+// the retryable SESSION_BACKUP_NOT_READY, nothing reaches A2A, the
+// interrupt stays pending, and the retry succeeds (adapter.md §5.6 step 2).
+func TestBackupNotReady(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	const th = "thread-backup"
+	it := interrupts(t, post(t, e.URL, e.body(th, "run-1", "permission, backup not ready", nil), nil))[0]
+	r := post(t, e.URL, resumeBody(e, th, "run-2", allow(it["id"])), nil)
+	fin := last(r.Events)
+	if fin["code"] != "SESSION_BACKUP_NOT_READY" || fin["message"] != "Session backup is still synchronizing. Retry after 3 seconds." {
+		t.Fatalf("got %v", fin)
+	}
+	if n := countCalls(e.Agent.Calls(), "SendStreamingMessage", `"kind":"permission"`); n != 0 {
+		t.Fatalf("the answer reached A2A %d times before the session was restored", n)
+	}
+	r = post(t, e.URL, resumeBody(e, th, "run-3", allow(it["id"])), nil)
+	if fin := last(r.Events); fin["type"] != "RUN_FINISHED" {
+		t.Fatalf("retry: %v", fin)
+	}
+}
+
+// TestSidebandPermission: a candidate-scope permission is answered with a
+// non-streaming SendMessage (adapter.md §5.8).
+func TestSidebandPermission(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	const th = "thread-sideband"
+	pipe := map[string]any{"runMode": "pipeline"}
+	it := interrupts(t, post(t, e.URL, e.body(th, "run-1", "sideband", pipe), nil))[0]
+	if it["reason"] != "tool_call" {
+		t.Fatalf("interrupt %v", it)
+	}
+	b := resumeBody(e, th, "run-2", allow(it["id"]))
+	b["forwardedProps"].(map[string]any)["iacCode"].(map[string]any)["runMode"] = "pipeline"
+	r := post(t, e.URL, b, nil)
+	if fin := last(r.Events); fin["type"] != "RUN_FINISHED" {
+		t.Fatalf("resume: %v %v", types(r.Events), fin)
+	}
+	assertBalanced(t, r.Events)
+	if n := countCalls(e.Agent.Calls(), "SendMessage", `"kind":"permission"`); n != 1 {
+		t.Fatalf("SendMessage permission answers: %d, want 1", n)
+	}
+	if n := countCalls(e.Agent.Calls(), "SendStreamingMessage", `"kind":"permission"`); n != 0 {
+		t.Fatalf("a sideband answer must not be streamed (%d)", n)
+	}
+}
+
+// TestResumeAfterCompletion: once the execution has no pending interrupt, a
+// different answer finds no task to resume.
+func TestResumeAfterCompletion(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	const th = "thread-after"
+	it := interrupts(t, post(t, e.URL, e.body(th, "run-1", "permission", nil), nil))[0]
+	if fin := last(post(t, e.URL, resumeBody(e, th, "run-2", allow(it["id"])), nil).Events); fin["type"] != "RUN_FINISHED" {
+		t.Fatalf("resume: %v", fin)
+	}
+	deny := map[string]any{"interruptId": it["id"], "status": "resolved", "payload": map[string]any{"decision": "deny"}}
+	r := post(t, e.URL, resumeBody(e, th, "run-3", deny), nil)
+	if fin := last(r.Events); fin["code"] != "EXECUTION_LOST" || fin["message"] != "The A2A task to resume is unavailable." {
+		t.Fatalf("got %v", fin)
+	}
+}
+
+// TestIncompleteResume: every announced pending interrupt must be answered
+// in one resume. A second durable interrupt is added to the thread file of
+// a stopped adapter, and a restarted adapter loads it.
+func TestIncompleteResume(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	const th = "thread-incomplete"
+	it := interrupts(t, post(t, e.URL, e.body(th, "run-1", "permission", nil), nil))[0]
+	path := filepath.Join(e.StateDir, "threads", th+".json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := state.Decode(raw, th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := map[string]any{}
+	for k, v := range doc.Execution.Pending[it["id"].(string)].Value {
+		second[k] = v
+	}
+	second["inputId"] = "permission-second"
+	second["toolUseId"] = "toolu_second"
+	doc.Execution.Pending["permission-second"] = state.Pending{Value: second}
+	if err := state.NewFileStore(e.StateDir).Save(t.Context(), doc); err != nil {
+		t.Fatal(err)
+	}
+	e2 := e.restart(t)
+	r := post(t, e2.URL, resumeBody(e2, th, "run-2", allow(it["id"])), nil)
+	if fin := last(r.Events); fin["code"] != "INCOMPLETE_RESUME" || fin["message"] != "The resume must resolve every pending interrupt exactly once." {
+		t.Fatalf("got %v", fin)
+	}
+	if n := countCalls(e.Agent.Calls(), "SendStreamingMessage", `"kind":"permission"`); n != 0 {
+		t.Fatalf("an incomplete resume reached A2A %d times", n)
+	}
+	// The persisted interrupts survive the refusal.
+	raw, _ = os.ReadFile(path)
+	var check struct {
+		Execution struct {
+			Pending map[string]json.RawMessage `json:"pending"`
+		} `json:"execution"`
+	}
+	if err := json.Unmarshal(raw, &check); err != nil || len(check.Execution.Pending) != 2 {
+		t.Fatalf("pending after refusal: %v %s", err, raw)
+	}
+	if !strings.Contains(string(raw), "permission-second") {
+		t.Fatal("second interrupt lost")
+	}
+}
