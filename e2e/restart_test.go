@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -19,7 +20,14 @@ import (
 // outlives the adapter processes of a restart test.
 func startDemoAgent(t *testing.T) string {
 	t.Helper()
-	port := freePort(t)
+	url, _ := startDemoAgentOn(t, freePort(t))
+	return url
+}
+
+// startDemoAgentOn starts the demo agent on port and returns its URL and a
+// function that kills it.
+func startDemoAgentOn(t *testing.T, port int) (string, func()) {
+	t.Helper()
 	cmd := exec.Command(binary, "demo-agent", "--host", "127.0.0.1", "--port", strconv.Itoa(port))
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "IACCODE_A2A_HTTP_TOKEN=agent-token"}
 	var out bytes.Buffer
@@ -27,9 +35,15 @@ func startDemoAgent(t *testing.T) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	var once sync.Once
+	kill := func() {
+		once.Do(func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		})
+	}
 	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		kill()
 		if t.Failed() {
 			t.Logf("demo agent output:\n%s", out.String())
 		}
@@ -42,13 +56,13 @@ func startDemoAgent(t *testing.T) string {
 		if res, err := http.DefaultClient.Do(req); err == nil {
 			res.Body.Close()
 			if res.StatusCode == 200 {
-				return url
+				return url, kill
 			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("demo agent not ready:\n%s", out.String())
-	return ""
+	return "", nil
 }
 
 // runAGUI posts a RunAgentInput and returns the decoded events.
@@ -219,5 +233,25 @@ func TestResumeFromOriginalStateFile(t *testing.T) {
 	}
 	if !bytes.HasPrefix(raw, []byte("{\n  \"appliedResumeDigests\": [\n")) || !bytes.HasSuffix(raw, []byte("}\n")) {
 		t.Fatalf("rewritten file:\n%s", raw)
+	}
+}
+
+// TestResumeAfterAgentRestart: when the A2A process restarted and lost the
+// iac-code session, the resume ends EXECUTION_LOST (adapter.md §5.6 step 2).
+func TestResumeAfterAgentRestart(t *testing.T) {
+	port := freePort(t)
+	agent, kill := startDemoAgentOn(t, port)
+	env := []string{"IAC_CODE_AGUI_A2A_URL=" + agent, "IAC_CODE_AGUI_A2A_TOKEN=agent-token"}
+	s := startServer(t, "", env...)
+	cwd := filepath.Join(s.Root, "ws")
+	_, evs, _ := runAGUI(t, s.URL, runInput("thread-agent-restart", "run-1", "permission", cwd, nil))
+	it := interruptOf(t, evs)
+	kill()
+	startDemoAgentOn(t, port)
+	resume := []any{map[string]any{"interruptId": it["id"], "status": "resolved", "payload": map[string]any{"decision": "allow_once"}}}
+	_, evs, body := runAGUI(t, s.URL, runInput("thread-agent-restart", "run-2", "", cwd, resume))
+	fin := lastEvent(evs)
+	if fin["code"] != "EXECUTION_LOST" || fin["message"] != "The iac-code session to resume is unavailable." {
+		t.Fatalf("got %v\n%s", fin, body)
 	}
 }

@@ -128,7 +128,7 @@ func permReply(taskID, contextID string, input map[string]any, decision string) 
 	return &a2a.SendParams{TaskID: taskID, ContextID: contextID, Parts: []*a2asdk.Part{p}}
 }
 
-func TestNormalTurnStream(t *testing.T) {
+func TestAgentNormalTurnStream(t *testing.T) {
 	e := newEnv(t)
 	evs := drainOK(t, e.stream(t, e.msg("Create a VPC")))
 	kinds, states := kindsStates(evs)
@@ -236,7 +236,7 @@ func TestNormalTurnStream(t *testing.T) {
 	}
 }
 
-func TestUnauthorized(t *testing.T) {
+func TestAgentUnauthorized(t *testing.T) {
 	e := newEnv(t)
 	bad := a2a.New(e.url, "wrong-token")
 	check := func(name string, err error) {
@@ -261,7 +261,7 @@ func TestUnauthorized(t *testing.T) {
 	}
 }
 
-func TestCancelActiveTaskAndTerminalTask(t *testing.T) {
+func TestAgentCancelActiveTaskAndTerminalTask(t *testing.T) {
 	e := newEnv(t)
 	st := e.stream(t, e.msg("cancel me"))
 	evs := until(t, st, func(ev *a2a.Event) bool { return ev.Status != nil && ev.Status.Message != nil })
@@ -298,7 +298,7 @@ func TestCancelActiveTaskAndTerminalTask(t *testing.T) {
 	wantRPC(t, err, a2a.CodeInvalidParams, "Task "+tid+" is in terminal state")
 }
 
-func TestStreamErrorFrame(t *testing.T) {
+func TestAgentStreamErrorFrame(t *testing.T) {
 	e := newEnv(t)
 	st := e.stream(t, e.msg("stream error"))
 	var states []string
@@ -336,7 +336,7 @@ func raceEnabled() bool {
 // TestFloodAndLargeFrame reads n one-character deltas and the n-byte
 // assistantFinal frame that repeats them: 200,000 (a ~200 KB frame), or
 // 20,000 under -race to keep the run short.
-func TestFloodAndLargeFrame(t *testing.T) {
+func TestAgentFloodAndLargeFrame(t *testing.T) {
 	n := 200000
 	if raceEnabled() {
 		n = 20000
@@ -374,7 +374,7 @@ func TestFloodAndLargeFrame(t *testing.T) {
 	}
 }
 
-func TestEnsureRestored(t *testing.T) {
+func TestAgentEnsureRestored(t *testing.T) {
 	e := newEnv(t)
 	plain, err := e.c.SendMessage(e.ctx, e.msg("Create a VPC"))
 	if err != nil {
@@ -403,7 +403,7 @@ func TestEnsureRestored(t *testing.T) {
 	}
 }
 
-func TestPermissionReplyAndSubscribe(t *testing.T) {
+func TestAgentPermissionReplyAndSubscribe(t *testing.T) {
 	e := newEnv(t)
 	// SendMessage returns at the INPUT_REQUIRED permission wait.
 	task, err := e.c.SendMessage(e.ctx, e.msg("permission please"))
@@ -482,7 +482,7 @@ func pipelineEnvelopes(ev *a2a.Event) ([]map[string]any, string) {
 	return out, "pipelineBatch"
 }
 
-func TestPipelineStreamAndState(t *testing.T) {
+func TestAgentPipelineStreamAndState(t *testing.T) {
 	e := newEnv(t)
 	evs := drainOK(t, e.stream(t, e.msg("run the pipeline")))
 	tid := evs[0].TaskID
@@ -553,7 +553,7 @@ func TestPipelineStreamAndState(t *testing.T) {
 	}
 }
 
-func TestQuestionAnsweredByText(t *testing.T) {
+func TestAgentQuestionAnsweredByText(t *testing.T) {
 	e := newEnv(t)
 	evs := drainOK(t, e.stream(t, e.msg("ask me a question")))
 	task, last := evs[0], evs[len(evs)-1]
@@ -580,7 +580,7 @@ func TestQuestionAnsweredByText(t *testing.T) {
 	wantRPC(t, err, a2a.CodeInvalidParams, "Task "+task.TaskID+" is in terminal state")
 }
 
-func TestSidebandPermission(t *testing.T) {
+func TestAgentSidebandPermission(t *testing.T) {
 	e := newEnv(t)
 	st := e.stream(t, e.msg("sideband; backup not ready"))
 	evs := until(t, st, hasInput)

@@ -80,6 +80,12 @@ func (rs *runState) resume(ctx context.Context) error {
 	}
 	// Step 3: the task must still be the interrupted one.
 	task, err := client.GetTask(ctx, taskID, historyLength)
+	var rpc *a2a.RPCError
+	if errors.As(err, &rpc) && rpc.Code == a2a.CodeTaskNotFound {
+		// A2A no longer knows the task (for example after losing its state):
+		// there is nothing to resume, and nothing to cancel either.
+		return runErr(CodeExecutionLost, i18n.MsgTaskToResumeUnavailable)
+	}
 	if err != nil {
 		return err
 	}

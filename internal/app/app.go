@@ -30,6 +30,12 @@ var Version = "0.1.0-dev"
 
 // Main runs the command line and returns the process exit status.
 func Main(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	return mainContext(context.Background(), args, getenv, stdout, stderr)
+}
+
+// mainContext is Main with a parent context, so tests can stop the server
+// without signalling their own process.
+func mainContext(parent context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	lang := i18n.FromLocaleEnv(getenv)
 	if len(args) > 0 && args[0] == "demo-agent" {
 		return runDemoAgent(args[1:], getenv, stdout, stderr, lang)
@@ -51,7 +57,7 @@ func Main(args []string, getenv func(string) string, stdout, stderr io.Writer) i
 		return 1
 	}
 	logger := newLogger(cfg.Debug, cfg.LogStdout, stdout, stderr)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := serve(ctx, cfg, getenv, logger); err != nil {
 		printError(stderr, lang, err)

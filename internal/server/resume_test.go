@@ -124,3 +124,77 @@ func TestIncompleteResume(t *testing.T) {
 		t.Fatal("second interrupt lost")
 	}
 }
+
+// TestCancelledQuestion: cancelling a question cancels the A2A task and
+// ends the run with CANCELLED (adapter.md §5.8).
+func TestCancelledQuestion(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	const th = "thread-cq"
+	pipe := map[string]any{"runMode": "pipeline"}
+	it := interrupts(t, post(t, e.URL, e.body(th, "run-1", "ask me a question", pipe), nil))[0]
+	b := resumeBody(e, th, "run-2", map[string]any{"interruptId": it["id"], "status": "cancelled"})
+	r := post(t, e.URL, b, nil)
+	if fin := last(r.Events); fin["code"] != "CANCELLED" || fin["message"] != "The execution was cancelled by the interrupt response." {
+		t.Fatalf("got %v", fin)
+	}
+	cancelled := false
+	for _, c := range e.Agent.Calls() {
+		cancelled = cancelled || c.Method == "CancelTask"
+	}
+	if !cancelled {
+		t.Fatal("the A2A task was not cancelled")
+	}
+	// The interrupts are cleared: a new turn is admitted.
+	if r := post(t, e.URL, e.body(th, "run-3", "Create a VPC template", nil), nil); r.Status != 200 {
+		t.Fatalf("new turn: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestAcceptedAnswerCommitFailure: when the write that commits an accepted
+// answer fails, the task is cancelled and the run ends
+// STATE_PERSISTENCE_FAILED (§5.9 step 4). Saves: run-1 admission, task,
+// session, interrupt (1–4); run-2 admission (5), the answer's commit (6).
+func TestAcceptedAnswerCommitFailure(t *testing.T) {
+	e := newEnv(t, envOptions{wrap: func(s state.Store) state.Store { return &failingStore{Store: s, failAt: 6} }})
+	const th = "thread-commit"
+	it := interrupts(t, post(t, e.URL, e.body(th, "run-1", "permission", nil), nil))[0]
+	r := post(t, e.URL, resumeBody(e, th, "run-2", allow(it["id"])), nil)
+	if fin := last(r.Events); fin["code"] != "STATE_PERSISTENCE_FAILED" || fin["message"] != "The accepted interrupt response could not be committed." {
+		t.Fatalf("got %v", fin)
+	}
+	waitUntil(t, func() bool {
+		for _, c := range e.Agent.Calls() {
+			if c.Method == "CancelTask" {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// TestTaskIdentityMismatch: GetTask answering another task's context fails
+// the resume with A2A_PROTOCOL_ERROR (§5.6 step 3). The thread file of a
+// stopped adapter is pointed at another thread's task.
+func TestTaskIdentityMismatch(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	itA := interrupts(t, post(t, e.URL, e.body("thread-ma", "run-1", "permission", nil), nil))[0]
+	interrupts(t, post(t, e.URL, e.body("thread-mb", "run-1", "permission", nil), nil))
+	store := state.NewFileStore(e.StateDir)
+	a, err := store.Load(t.Context(), "thread-ma")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := store.Load(t.Context(), "thread-mb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Execution.TaskID = b.Execution.TaskID
+	if err := store.Save(t.Context(), a); err != nil {
+		t.Fatal(err)
+	}
+	e2 := e.restart(t)
+	r := post(t, e2.URL, resumeBody(e2, "thread-ma", "run-2", allow(itA["id"])), nil)
+	if fin := last(r.Events); fin["code"] != "A2A_PROTOCOL_ERROR" || fin["message"] != "The A2A task identity does not match the interrupted run." {
+		t.Fatalf("got %v", fin)
+	}
+}
