@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -63,12 +64,23 @@ func freePort(t *testing.T) int {
 // root, and waits for /health.
 func startServer(t *testing.T, stateDir string, extraEnv ...string) *Server {
 	t.Helper()
+	return startServerWith(t, stateDir, nil, extraEnv...)
+}
+
+// startServerArgs starts the binary with extra command-line arguments.
+func startServerArgs(t *testing.T, args []string) *Server {
+	t.Helper()
+	return startServerWith(t, "", args)
+}
+
+func startServerWith(t *testing.T, stateDir string, args []string, extraEnv ...string) *Server {
+	t.Helper()
 	root := t.TempDir()
 	if stateDir == "" {
 		stateDir = t.TempDir()
 	}
 	port := freePort(t)
-	cmd := exec.Command(binary, "--port", strconv.Itoa(port), "--state-dir", stateDir)
+	cmd := exec.Command(binary, append([]string{"--port", strconv.Itoa(port), "--state-dir", stateDir}, args...)...)
 	cmd.Env = append([]string{
 		"PATH=/usr/bin:/bin",
 		"HOME=" + t.TempDir(),
@@ -98,7 +110,7 @@ func startServer(t *testing.T, stateDir string, extraEnv ...string) *Server {
 
 // Stop terminates the server gracefully.
 func (s *Server) Stop(t *testing.T) {
-	if s.cmd.ProcessState != nil {
+	if s.cmd.ProcessState != nil || s.cmd.Process.Signal(syscall.Signal(0)) != nil {
 		return
 	}
 	_ = s.cmd.Process.Signal(os.Interrupt)

@@ -43,8 +43,9 @@ type Adapter struct {
 // parallel.
 type thread struct {
 	mu        sync.Mutex
-	doc       *state.Thread
-	activeRun string // in memory only: a restart clears it (adapter.md §6)
+	loaded    bool          // the store was read (doc stays nil for a new thread)
+	doc       *state.Thread // nil until the thread's first admission
+	activeRun string        // in memory only: a restart clears it (adapter.md §6)
 }
 
 // New returns an Adapter.
@@ -79,18 +80,21 @@ func (a *Adapter) entry(ctx context.Context, threadID string) (*thread, error) {
 	a.mu.Unlock()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.doc != nil || ok {
+	if t.loaded {
 		return t, nil
 	}
 	doc, err := a.store.Load(ctx, threadID)
 	switch {
 	case err == nil:
-		t.doc = doc
+		t.doc, t.loaded = doc, true
 	case isNotFound(err):
+		t.loaded = true
 	default:
 		// Do not cache a failure: a repaired file must become usable.
 		a.mu.Lock()
-		delete(a.threads, threadID)
+		if a.threads[threadID] == t {
+			delete(a.threads, threadID)
+		}
 		a.mu.Unlock()
 		return nil, err
 	}

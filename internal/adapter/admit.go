@@ -76,7 +76,7 @@ func (a *Adapter) Admit(ctx context.Context, req Request) (*Run, error) {
 	}
 	fresh := t.doc == nil
 	if fresh {
-		t.doc = newThread(in.ThreadID, cwd, ic)
+		t.doc = state.NewThread(in.ThreadID, cwd, ic.UserID, uuid.NewString(), ic.RosInvocationID)
 	}
 	undo := func() {
 		if fresh {
@@ -121,23 +121,6 @@ func (a *Adapter) Admit(ctx context.Context, req Request) (*Run, error) {
 	}
 	a.touch()
 	return &Run{a: a, t: t, in: in, ic: ic, cwd: cwd, lang: req.Lang, resume: resume}, nil
-}
-
-// newThread creates the binding of a thread's first request (adapter.md §3.5).
-func newThread(threadID, cwd string, ic *request.IacCode) *state.Thread {
-	return &state.Thread{
-		SchemaVersion: 1,
-		ThreadID:      threadID,
-		ContextID:     state.ContextIDFor(threadID),
-		CWD:           cwd,
-		UserID:        ic.UserID,
-		Execution: state.Execution{
-			ExecutionID:     uuid.NewString(),
-			RosInvocationID: ic.RosInvocationID,
-			Pending:         map[string]state.Pending{},
-		},
-		RunDigests: map[string]string{},
-	}
 }
 
 // rotate starts a new execution for a new normal turn (adapter.md §8.10).

@@ -147,6 +147,7 @@ func (r *mainRun) waitHealthy(t *testing.T) {
 	for time.Now().Before(deadline) {
 		select {
 		case code := <-r.done:
+			r.done <- code // keep it for Cleanup
 			t.Fatalf("Main returned %d before serving; stderr:\n%s", code, r.stderr)
 		default:
 		}

@@ -83,6 +83,7 @@ func startChild(ctx context.Context, path string, cfg *config.Config, getenv fun
 		cmd.Env = append(cmd.Env, "IACCODE_A2A_ALLOWED_CWDS="+v)
 	}
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -123,13 +124,13 @@ func stopChild(cmd *exec.Cmd, exited <-chan struct{}) {
 		return
 	default:
 	}
-	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = signalGroup(cmd, syscall.SIGTERM)
 	select {
 	case <-exited:
 		return
 	case <-time.After(childStopWait):
 	}
-	if err := cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+	if err := signalGroup(cmd, syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) && !errors.Is(err, syscall.ESRCH) {
 		fmt.Fprintln(os.Stderr, "kill managed A2A process:", err)
 	}
 	select {
