@@ -203,11 +203,34 @@ func (s *scanner) objectField(o *wireObject, k []byte) error {
 			return err
 		})
 	case "metadata":
-		o.Metadata, err = s.objectValue()
+		o.Metadata, err = s.metaValue()
 	default:
 		err = s.skip()
 	}
 	return err
+}
+
+// metaValue reuses the previous frame's metadata map when the bytes match.
+func (s *scanner) metaValue() (map[string]any, error) {
+	if s.intern == nil {
+		return s.objectValue()
+	}
+	s.ws()
+	start := s.i
+	if err := s.skip(); err != nil {
+		return nil, err
+	}
+	raw := s.b[start:s.i]
+	if s.lastMetaMap != nil && string(raw) == string(s.lastMeta) {
+		return s.lastMetaMap, nil
+	}
+	s.i = start
+	m, err := s.objectValue()
+	if err == nil && len(raw) <= 256 {
+		s.lastMeta = append(s.lastMeta[:0], raw...)
+		s.lastMetaMap = m
+	}
+	return m, err
 }
 
 func (o *wireObject) event(kind Kind) *Event {

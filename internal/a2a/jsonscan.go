@@ -1,6 +1,8 @@
 package a2a
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -19,6 +21,9 @@ type scanner struct {
 	// intern, when set, shares the strings that repeat across the frames
 	// of one stream (ids, states, object keys), saving most allocations.
 	intern map[string]string
+	// lastMeta/lastMetaMap memoise the previous frame's result metadata.
+	lastMeta    []byte
+	lastMetaMap map[string]any
 }
 
 const (
@@ -156,18 +161,16 @@ func (s *scanner) rawString() ([]byte, error) {
 	}
 	s.i++
 	start := s.i
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		switch {
-		case c == '"':
-			s.i++
-			return s.b[start : s.i-1], nil
-		case c == '\\' || c < 0x20 || c >= utf8.RuneSelf:
-			return s.slowString(start)
-		}
-		s.i++
+	q := bytes.IndexByte(s.b[start:], '"')
+	if q < 0 {
+		return nil, s.fail("unterminated string")
 	}
-	return nil, s.fail("unterminated string")
+	seg := s.b[start : start+q]
+	if plainASCII(seg) {
+		s.i = start + q + 1
+		return seg, nil
+	}
+	return s.slowString(start)
 }
 
 // str reads a string (or null as "").
@@ -289,4 +292,25 @@ func (s *scanner) raw() (json.RawMessage, error) {
 		return nil, err
 	}
 	return append(json.RawMessage(nil), s.b[start:s.i]...), nil
+}
+
+// plainASCII reports whether b has no backslash, control byte or non-ASCII
+// byte, eight bytes at a time.
+func plainASCII(b []byte) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		// any byte >= 0x80, any byte < 0x20, any byte == '\\'
+		bs := w ^ (lo * '\\')
+		if (w|((w-lo*0x20)&^w)|((bs-lo)&^bs))&hi != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 0x20 || c >= utf8.RuneSelf || c == '\\' {
+			return false
+		}
+	}
+	return true
 }

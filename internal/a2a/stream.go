@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"sync"
@@ -58,4 +59,14 @@ func (s *Stream) Close() error {
 		}
 	})
 	return nil
+}
+
+// Buffered reports whether a complete frame is already buffered, so the
+// next Next will not block on the network.
+func (s *Stream) Buffered() bool {
+	if s.sse == nil {
+		return s.pending != nil
+	}
+	b := s.sse.buf[s.sse.start:s.sse.end]
+	return bytes.Contains(b, []byte("\n\n")) || bytes.Contains(b, []byte("\r\n\r\n"))
 }

@@ -31,7 +31,9 @@ type Event struct {
 	Artifacts []map[string]any // task only (GetTask, CancelTask)
 	Message   *Message         // kind message only
 	// Metadata is the result's metadata object; iac-code puts its keys under
-	// "iac_code". Numbers are float64 (protobuf Struct doubles).
+	// "iac_code". Numbers are float64 (protobuf Struct doubles). It is
+	// read-only: a stream shares one map between consecutive frames whose
+	// metadata bytes are identical.
 	Metadata map[string]any
 }
 
@@ -106,6 +108,14 @@ const (
 // "task_state_" prefix, "_" replaced by "-" (TASK_STATE_INPUT_REQUIRED →
 // input-required).
 func StateName(s string) string {
+	switch s {
+	case "TASK_STATE_WORKING":
+		return StateWorking
+	case "TASK_STATE_INPUT_REQUIRED":
+		return StateInputRequired
+	case "TASK_STATE_SUBMITTED":
+		return StateSubmitted
+	}
 	s = strings.ToLower(strings.TrimSpace(s))
 	s = strings.TrimPrefix(s, "task_state_")
 	return strings.ReplaceAll(s, "_", "-")

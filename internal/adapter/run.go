@@ -19,6 +19,9 @@ type Sink interface {
 	WriteBatch(evs []agui.Event) error
 }
 
+// maxHeldEvents bounds how many events wait for one flush.
+const maxHeldEvents = 512
+
 // errPaused ends a run that already wrote its interrupt outcome.
 var errPaused = errors.New("run paused on an interrupt")
 
@@ -36,7 +39,11 @@ type runState struct {
 	lastState   string
 	terminal    bool // a terminal AG-UI event was written
 	paused      bool // the run ended with an interrupt outcome
-	settled     bool // the thread was released (see settle)
+	// hold defers the flush while the next A2A frame is already buffered,
+	// so a burst of deltas costs one write instead of one per event; a
+	// stalled upstream never delays what was mapped.
+	hold    bool
+	settled bool // the thread was released (see settle)
 	// answered holds the inputs already answered in this execution, so the
 	// mapper never announces them again.
 	answered map[string]bool
@@ -140,6 +147,7 @@ func (rs *runState) consume(ctx context.Context, s *a2a.Stream, accept func() er
 			}
 		}
 		got = true
+		rs.hold = s.Buffered()
 		done, err := rs.handle(ctx, ev)
 		if err != nil || done {
 			return got, err
@@ -161,9 +169,12 @@ func (rs *runState) handle(ctx context.Context, ev *a2a.Event) (bool, error) {
 	if inputs := rs.m.RequiredInputs(ev); len(inputs) > 0 {
 		return true, rs.commitInterrupt(ctx, inputs)
 	}
-	if err := rs.flush(); err != nil {
-		return true, err
+	if !rs.hold || len(rs.buf) >= maxHeldEvents || stops(rs.lastState) {
+		if err := rs.flush(); err != nil {
+			return true, err
+		}
 	}
+	rs.hold = false
 	return stops(rs.lastState), nil
 }
 
