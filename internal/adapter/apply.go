@@ -181,13 +181,7 @@ func (rs *runState) commitAnswer(ctx context.Context, a answer, label string) er
 // cancelByAnswer handles a cancelled question or selection: the task is
 // cancelled and the run ends with CANCELLED (§5.8).
 func (rs *runState) cancelByAnswer(ctx context.Context) error {
-	rs.cancelTask(ctx)
-	t := rs.r.t
-	t.mu.Lock()
-	clear(t.doc.Execution.Pending)
-	t.doc.MarkTerminal()
-	rs.r.a.saveBestEffort(ctx, t)
-	t.mu.Unlock()
+	rs.abandon(ctx)
 	return runErr(CodeCancelled, i18n.MsgCancelledByInterruptResponse)
 }
 

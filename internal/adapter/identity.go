@@ -70,6 +70,14 @@ func (rs *runState) bindIdentity(ctx context.Context, ev *a2a.Event) error {
 // cancel the A2A task, clear pending, mark the execution terminal, persist
 // best effort, and report STATE_PERSISTENCE_FAILED.
 func (rs *runState) failClosed(ctx context.Context, msg string) error {
+	rs.abandon(ctx)
+	return runErr(CodeStatePersistenceFailed, msg)
+}
+
+// abandon ends the execution on the A2A side and in the mapping: the task
+// is cancelled (errors ignored), pending interrupts are cleared and the
+// execution is marked terminal, persisted best effort.
+func (rs *runState) abandon(ctx context.Context) {
 	rs.cancelTask(ctx)
 	t := rs.r.t
 	t.mu.Lock()
@@ -77,7 +85,6 @@ func (rs *runState) failClosed(ctx context.Context, msg string) error {
 	t.doc.MarkTerminal()
 	rs.r.a.saveBestEffort(ctx, t)
 	t.mu.Unlock()
-	return runErr(CodeStatePersistenceFailed, msg)
 }
 
 // sessionEvent appends CUSTOM iac-code.session.v1 once per run (§4.14).
@@ -138,7 +145,17 @@ func (rs *runState) commitInterrupt(ctx context.Context, inputs []mapper.Input) 
 		t.mu.Unlock()
 		return rs.failClosed(ctx, i18n.MsgInterruptedStateCommitFailed)
 	}
-	interrupts := pendingInterrupts(doc)
+	t.mu.Unlock()
+	return rs.announceInterrupts(ctx)
+}
+
+// announceInterrupts ends the run with an interrupt outcome listing every
+// durable pending input: spans closed first, the thread released, then
+// RUN_FINISHED. A client lost at this point resumes later.
+func (rs *runState) announceInterrupts(ctx context.Context) error {
+	t := rs.r.t
+	t.mu.Lock()
+	interrupts := pendingInterrupts(t.doc)
 	t.mu.Unlock()
 	rs.paused = true
 	rs.sessionEvent()
@@ -150,7 +167,7 @@ func (rs *runState) commitInterrupt(ctx context.Context, inputs []mapper.Input) 
 	})
 	rs.r.settle(ctx, rs)
 	if err := rs.flush(); err != nil {
-		return err // the interrupt is durable; a lost client resumes later
+		return err
 	}
 	return errPaused
 }

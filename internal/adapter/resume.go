@@ -260,7 +260,8 @@ func (rs *runState) checkEntries(ctx context.Context, entries []agui.ResumeEntry
 	}
 	t.mu.Unlock()
 	if unseen {
-		return nil, rs.reannounce(ctx)
+		// Inputs the client has never seen: announce them, apply nothing.
+		return nil, rs.announceInterrupts(ctx)
 	}
 	// Step 10.
 	for _, a := range out {
@@ -273,28 +274,6 @@ func (rs *runState) checkEntries(ctx context.Context, entries []agui.ResumeEntry
 	}
 	sort.SliceStable(out, func(i, j int) bool { return isPermission(out[i].pending) && !isPermission(out[j].pending) })
 	return out, nil
-}
-
-// reannounce ends the run with an interrupt outcome listing every pending
-// input, without applying any answer.
-func (rs *runState) reannounce(ctx context.Context) error {
-	t := rs.r.t
-	t.mu.Lock()
-	interrupts := pendingInterrupts(t.doc)
-	t.mu.Unlock()
-	rs.paused = true
-	rs.sessionEvent()
-	rs.buf = rs.m.CloseAll(rs.buf)
-	rs.buf = append(rs.buf, &agui.RunFinished{
-		ThreadID: rs.r.in.ThreadID, RunID: rs.r.in.RunID,
-		Outcome: agui.Outcome{Type: agui.OutcomeInterrupt, Interrupts: interrupts},
-		Usage:   rs.m.Usage(),
-	})
-	rs.r.settle(ctx, rs)
-	if err := rs.flush(); err != nil {
-		return err
-	}
-	return errPaused
 }
 
 func isTerminalState(s string) bool {

@@ -256,7 +256,7 @@ func TestIdentity(t *testing.T) {
 
 func TestJSONText(t *testing.T) {
 	in := map[string]any{"b": []any{1.0, 2.5, 1e-7, nil, true}, "a": "<é>&\u2028\"\\\n\x01", "c": map[string]any{"y": 1.0, "x": "中"}}
-	want := `{"a":"<é>&` + "\u2028" + `\"\\\n\u0001","b":[1,2.5,1e-7,null,true],"c":{"x":"中","y":1}}`
+	want := `{"a":"<é>&` + "\u2028" + `\"\\\n\u0001","b":[1,2.5,1e-07,null,true],"c":{"x":"中","y":1}}`
 	if got := jsonText(in); got != want {
 		t.Fatalf("jsonText = %s\nwant      %s", got, want)
 	}

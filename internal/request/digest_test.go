@@ -1,11 +1,11 @@
 package request
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"testing"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/pyjson"
 )
 
 // canonical returns the bytes Digest hashes.
@@ -15,13 +15,11 @@ func canonical(t *testing.T, body string) string {
 	if err != nil {
 		t.Fatalf("decode %s: %v", body, err)
 	}
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
-	if err := writeCanonical(w, v); err != nil {
+	b, err := pyjson.Append(nil, v, pyjson.Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	_ = w.Flush()
-	return buf.String()
+	return string(b)
 }
 
 // Each want is the output of

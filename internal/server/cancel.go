@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"unicode/utf8"
 
@@ -13,20 +12,8 @@ import (
 // cancel serves the cancellation extension (adapter.md §7.1).
 func (h *Handler) cancel(w http.ResponseWriter, r *http.Request) {
 	lang := requestLang(r)
-	if !h.authorized(r) {
-		writeError(w, lang, http.StatusUnauthorized, "UNAUTHORIZED", i18n.MsgUnauthorized)
-		return
-	}
-	if !jsonMediaType(r) {
-		writeError(w, lang, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", i18n.MsgUnsupportedMediaType)
-		return
-	}
-	body, err := readBody(w, r, maxCancelBody)
-	if errors.Is(err, errTooLarge) {
-		writeError(w, lang, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", i18n.MsgCancelTooLarge)
-		return
-	}
-	if err != nil {
+	body, ok := h.admitBody(w, r, lang, maxCancelBody, i18n.MsgCancelTooLarge)
+	if !ok {
 		return
 	}
 	var v any
@@ -48,11 +35,7 @@ func (h *Handler) cancel(w http.ResponseWriter, r *http.Request) {
 	executionID := r.PathValue("executionId")
 	status, err := h.opts.Adapter.Cancel(r.Context(), executionID, threadID, rosID)
 	if err != nil {
-		var e *adapter.Error
-		if !errors.As(err, &e) {
-			e = &adapter.Error{Status: http.StatusServiceUnavailable, Code: adapter.CodeStateUnavailable, Msg: i18n.MsgStateUnavailable}
-		}
-		writeError(w, lang, e.Status, e.Code, e.Msg)
+		writeAdapterError(w, lang, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"executionId": executionID, "status": status})

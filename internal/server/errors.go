@@ -2,8 +2,10 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 
+	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
@@ -23,6 +25,16 @@ func writeError(w http.ResponseWriter, lang i18n.Lang, status int, code, msg str
 	body.Error.Code = code
 	body.Error.Message = i18n.T(lang, msg)
 	writeJSON(w, status, body)
+}
+
+// writeAdapterError answers an adapter refusal with its own status and
+// code; anything else is reported as unavailable state.
+func writeAdapterError(w http.ResponseWriter, lang i18n.Lang, err error) {
+	var e *adapter.Error
+	if !errors.As(err, &e) {
+		e = &adapter.Error{Status: http.StatusServiceUnavailable, Code: adapter.CodeStateUnavailable, Msg: i18n.MsgStateUnavailable}
+	}
+	writeError(w, lang, e.Status, e.Code, e.Msg)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"unicode/utf8"
 
@@ -17,21 +16,9 @@ import (
 // stream of the admitted run.
 func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 	lang := requestLang(r)
-	if !h.authorized(r) {
-		writeError(w, lang, http.StatusUnauthorized, "UNAUTHORIZED", i18n.MsgUnauthorized)
+	body, ok := h.admitBody(w, r, lang, maxRunBody, i18n.MsgRequestTooLarge)
+	if !ok {
 		return
-	}
-	if !jsonMediaType(r) {
-		writeError(w, lang, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", i18n.MsgUnsupportedMediaType)
-		return
-	}
-	body, err := readBody(w, r, maxRunBody)
-	if errors.Is(err, errTooLarge) {
-		writeError(w, lang, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", i18n.MsgRequestTooLarge)
-		return
-	}
-	if err != nil {
-		return // the client went away while sending
 	}
 	if !utf8.Valid(body) || !json.Valid(body) {
 		writeError(w, lang, http.StatusBadRequest, "INVALID_JSON", i18n.MsgInvalidJSON)
@@ -51,11 +38,7 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 	}
 	run, err := h.opts.Adapter.Admit(r.Context(), adapter.Request{Input: in, Body: body, Lang: lang})
 	if err != nil {
-		var e *adapter.Error
-		if !errors.As(err, &e) {
-			e = &adapter.Error{Status: http.StatusServiceUnavailable, Code: adapter.CodeStateUnavailable, Msg: i18n.MsgStateUnavailable}
-		}
-		writeError(w, lang, e.Status, e.Code, e.Msg)
+		writeAdapterError(w, lang, err)
 		return
 	}
 	sw := agui.NewWriter(w, agui.WriterOptions{Heartbeat: h.opts.Heartbeat})

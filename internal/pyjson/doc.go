@@ -1,0 +1,14 @@
+// Package pyjson writes JSON text exactly as Python's
+// json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+// does: keys sorted by code point, no whitespace, only '"', '\\' and control
+// characters escaped, integers as written and floats in repr form.
+//
+// The original adapter used that form for two things clients or files can
+// observe, so matching it byte for byte keeps the two implementations
+// interchangeable: the canonical request digest that classifies replayed
+// run ids (adapter.md §6) and the tool arguments of TOOL_CALL_ARGS
+// (adapter.md §4.9).
+//
+// It owns only the encoding; it must not parse requests or know AG-UI or
+// A2A shapes.
+package pyjson
