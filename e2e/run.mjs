@@ -104,7 +104,7 @@ const scenarios = {
     expectSingleTerminal(r2, "RUN_FINISHED", { "outcome.type": "success" });
     const s1 = r.events.find((e) => e.name === "iac-code.session.v1").value;
     const s2 = r2.events.find((e) => e.name === "iac-code.session.v1").value;
-    expect(s1.contextId === s2.contextId && s1.executionId !== s2.executionId, "second turn must keep the context and rotate the execution");
+    expect(s1.contextId === s2.contextId && s1.sessionId === s2.sessionId && s1.executionId !== s2.executionId, "second turn must keep the context and session and rotate the execution");
     return [r, r2];
   },
 

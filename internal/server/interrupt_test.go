@@ -122,6 +122,13 @@ func TestPermissionInterruptAndResume(t *testing.T) {
 	if !strings.Contains(r.Raw, `"type":"TOOL_CALL_RESULT"`) {
 		t.Fatalf("the permitted tool did not report a result: %v", types(r.Events))
 	}
+	// Text shown before the interrupt is not shown again (adapter.md §4.7).
+	if strings.Contains(r.Raw, "I need to inspect the workspace first.") {
+		t.Fatalf("text from before the interrupt was replayed:\n%s", r.Raw)
+	}
+	if !strings.Contains(r.Raw, "The workspace is ") {
+		t.Fatalf("the continuation text is missing:\n%s", r.Raw)
+	}
 	assertBalanced(t, r.Events)
 	// Repeating the accepted answer does not run the tool again.
 	again := resumeBody(e, th, "run-7", map[string]any{"interruptId": id, "status": "resolved", "payload": map[string]any{"decision": "allow_once"}})

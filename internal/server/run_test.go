@@ -185,3 +185,34 @@ func assertBalanced(t *testing.T, evs []map[string]any) {
 		}
 	}
 }
+
+// TestImageForwarded: an inline image reaches A2A as the data part of
+// adapter.md §10.5, with the AG-UI message id as the A2A message id.
+func TestImageForwarded(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	png := "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+	b := e.body("thread-img", "run-1", "", nil)
+	b["messages"] = []any{map[string]any{"id": "user-msg-1", "role": "user", "content": []any{
+		map[string]any{"type": "text", "text": "Build this architecture"},
+		map[string]any{"type": "image", "source": map[string]any{"type": "data", "value": png, "mimeType": "IMAGE/PNG"}, "metadata": map[string]any{"filename": "diagram.png"}},
+	}}}
+	r := post(t, e.URL, b, nil)
+	if fin := last(r.Events); fin["type"] != "RUN_FINISHED" {
+		t.Fatalf("run: %v", fin)
+	}
+	c := e.Agent.Calls()[0]
+	parts, _ := json.Marshal(c.Parts)
+	want := `[{"text":"Build this architecture"},{"data":{"bytes":"` + png + `","filename":"diagram.png"},"mediaType":"image/png"}]`
+	if c.MessageID != "user-msg-1" || !jsonEqual(t, string(parts), want) {
+		t.Fatalf("message %s parts %s\nwant %s", c.MessageID, parts, want)
+	}
+}
+
+func jsonEqual(t *testing.T, a, b string) bool {
+	t.Helper()
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}

@@ -1,0 +1,130 @@
+package server_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
+	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
+	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
+	"github.com/iac-code-agui/iac-code-agui/internal/request"
+	"github.com/iac-code-agui/iac-code-agui/internal/server"
+	"github.com/iac-code-agui/iac-code-agui/internal/state"
+)
+
+// scriptedUpstream answers SendStreamingMessage with the given frames
+// (format strings receiving the request's contextId). It is a fake on purpose: iac-code never
+// changes a task's identity mid-stream, so only a script can produce that
+// protocol fault on demand.
+func scriptedUpstream(t *testing.T, frames []string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Method string `json:"method"`
+			Params struct {
+				Message struct {
+					ContextID string `json:"contextId"`
+				} `json:"message"`
+			} `json:"params"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		if req.Method != "SendStreamingMessage" {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"id":"task-1","contextId":"x","status":{"state":"TASK_STATE_CANCELED"}}}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		bw := bufio.NewWriter(w)
+		for _, f := range frames {
+			fmt.Fprintf(bw, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":%s}\n\n", fmt.Sprintf(f, req.Params.Message.ContextID))
+		}
+		_ = bw.Flush()
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/"
+}
+
+// TestIdentityChangeIsProtocolError: a task id that changes mid-stream ends
+// the run with A2A_PROTOCOL_ERROR (adapter.md §4.6).
+func TestIdentityChangeIsProtocolError(t *testing.T) {
+	up := scriptedUpstream(t, []string{
+		`{"task":{"id":"task-1","contextId":"%[1]s","status":{"state":"TASK_STATE_SUBMITTED"}}}`,
+		`{"statusUpdate":{"taskId":"task-1","contextId":"%[1]s","status":{"state":"TASK_STATE_WORKING"},"metadata":{"iac_code":{"iacCodeSessionId":"s-1"}}}}`,
+		`{"statusUpdate":{"taskId":"task-2","contextId":"%[1]s","status":{"state":"TASK_STATE_WORKING"}}}`,
+	})
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	ad := adapter.New(adapter.Options{Store: state.NewFileStore(t.TempDir()), Client: a2a.New(up, ""), AllowedRoots: request.AllowedRoots([]string{root})})
+	srv := httptest.NewServer(server.New(server.Options{Adapter: ad}))
+	t.Cleanup(srv.Close)
+	e := &env{Root: root}
+	r := post(t, srv.URL+"/", e.body("thread-id", "run-1", "hi", nil), nil)
+	fin := last(r.Events)
+	if fin["code"] != "A2A_PROTOCOL_ERROR" || fin["message"] != "The A2A task identity changed unexpectedly." {
+		t.Fatalf("got %v (%v)", fin, types(r.Events))
+	}
+}
+
+// TestReadOnlyStateDirFailsClosed makes the thread directory immutable
+// (chattr +i: the tests run as root, which file modes do not stop) while a
+// permission run is on its way: the interrupt cannot be committed, so the
+// run ends STATE_PERSISTENCE_FAILED without announcing it, and the A2A task
+// is cancelled (adapter.md §9.3).
+func TestReadOnlyStateDirFailsClosed(t *testing.T) {
+	if _, err := exec.LookPath("chattr"); err != nil {
+		t.Skip("chattr not available")
+	}
+	stateDir := t.TempDir()
+	threads := filepath.Join(stateDir, "threads")
+	if err := os.MkdirAll(threads, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("chattr", "+i", threads).CombinedOutput(); err != nil {
+		t.Skipf("chattr +i unsupported here: %v %s", err, out)
+	}
+	_ = exec.Command("chattr", "-i", threads).Run()
+	t.Cleanup(func() { _ = exec.Command("chattr", "-i", threads).Run() })
+
+	// A slow agent leaves time to freeze the directory between the session
+	// mapping and the permission request.
+	agentSrv, err := demoagent.Start(t.Context(), "127.0.0.1:0", demoagent.Options{StepDelay: 150 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = agentSrv.Close() })
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	ad := adapter.New(adapter.Options{Store: state.NewFileStore(stateDir), Client: a2a.New(agentSrv.URL, ""), AllowedRoots: request.AllowedRoots([]string{root})})
+	srv := httptest.NewServer(server.New(server.Options{Adapter: ad}))
+	t.Cleanup(srv.Close)
+	e := &env{Root: root}
+	s := openStream(t, srv.URL+"/", e.body("thread-ro", "run-1", "permission", nil))
+	s.waitFor(t, "CUSTOM") // the task and session mappings are durable now
+	if out, err := exec.Command("chattr", "+i", threads).CombinedOutput(); err != nil {
+		t.Fatalf("chattr: %v %s", err, out)
+	}
+	fin := s.rest(t)
+	if fin["code"] != "STATE_PERSISTENCE_FAILED" || fin["message"] != "The interrupted execution state could not be committed." {
+		t.Fatalf("got %v (%v)", fin, types(s.events))
+	}
+	for _, ev := range s.events {
+		if ev["type"] == "RUN_FINISHED" {
+			t.Fatal("an interrupt was announced although it is not durable")
+		}
+	}
+	waitUntil(t, func() bool {
+		for _, c := range agentSrv.Agent.Calls() {
+			if c.Method == "CancelTask" {
+				return true
+			}
+		}
+		return false
+	})
+}
