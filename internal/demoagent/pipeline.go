@@ -137,6 +137,13 @@ func (a *Agent) resumeInput(q *sendReq, t *taskRec) {
 		q.fail(newRPCError(codeParams, "input_response_mismatch: no pending input."))
 		return
 	}
+	if w.check != nil {
+		if err := w.check(q.msg.text()); err != nil {
+			a.mu.Unlock()
+			q.fail(err)
+			return
+		}
+	}
 	t.wait = nil
 	if t.ctx != nil && t.ctx.waitingTask == t.t.ID {
 		t.ctx.waitingTask = ""

@@ -53,11 +53,16 @@ type permWait struct {
 	replied chan struct{}
 }
 
-// textWait is a pipeline question or selection parked after its stream ended.
+// textWait is an input answered by a text message, parked after its stream
+// ended: a pipeline question, selection or deployment confirmation, or a
+// normal-mode cloud resource selection.
 type textWait struct {
-	kind    string // ask_user_question | candidate_selection
+	kind    string // ask_user_question | candidate_selection | deployment_confirmation | cloud_resource_selection
 	inputID string
 	resume  func(ctx context.Context, e *emitter, answer string) error
+	// check, when set, refuses a malformed answer with a plain JSON-RPC
+	// error before any event, leaving the wait answerable.
+	check func(answer string) *rpcError
 }
 
 // taskRec is the in-memory task. Fields are guarded by Agent.mu; pubMu

@@ -16,6 +16,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
 	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
@@ -127,4 +128,26 @@ func TestReadOnlyStateDirFailsClosed(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// TestUpstreamDown: an A2A server that does not answer at all ends the run
+// with A2A_UNAVAILABLE after RUN_STARTED (adapter.md §4.4 step 8).
+func TestUpstreamDown(t *testing.T) {
+	dead := httptest.NewServer(http.NotFoundHandler())
+	url := dead.URL + "/"
+	dead.Close() // nothing listens on this port any more
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	ad := adapter.New(adapter.Options{Store: state.NewFileStore(t.TempDir()), Client: a2a.New(url, ""), AllowedRoots: request.AllowedRoots([]string{root})})
+	srv := httptest.NewServer(server.New(server.Options{Adapter: ad}))
+	t.Cleanup(srv.Close)
+	e := &env{Root: root}
+	r := post(t, srv.URL+"/", e.body("thread-down", "run-1", "hi", nil), map[string]string{"Accept-Language": "fr"})
+	fin := last(r.Events)
+	if r.Events[0]["type"] != "RUN_STARTED" || fin["code"] != "A2A_UNAVAILABLE" || fin["message"] != i18n.T(i18n.FR, "The local A2A execution service is unavailable.") {
+		t.Fatalf("got %v", r.Events)
+	}
+	// The thread is released: the next turn is admitted (and fails alike).
+	if r := post(t, srv.URL+"/", e.body("thread-down", "run-2", "hi", nil), nil); r.Status != 200 {
+		t.Fatalf("next turn: %d", r.Status)
+	}
 }

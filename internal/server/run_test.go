@@ -88,6 +88,7 @@ func TestRunErrors(t *testing.T) {
 		code, msg  string
 	}{
 		{"failure", "Please fail", nil, "A2A_EXECUTION_FAILED", "The A2A execution failed."},
+		{"json-rpc error frame", "stream error", nil, "A2A_UNAVAILABLE", "The local A2A execution service is unavailable."},
 		{"no user message", "", []any{map[string]any{"id": "a1", "role": "assistant", "content": "hello"}}, "INVALID_INPUT", "A new run requires a user message."},
 		{"remote image", "", []any{map[string]any{"id": "u1", "role": "user", "content": []any{
 			map[string]any{"type": "image", "source": map[string]any{"type": "url", "value": "https://example.com/a.png"}}}}},
