@@ -207,9 +207,18 @@ func (rs *runState) follow(ctx context.Context, taskID string) error {
 	if err != nil {
 		return err
 	}
-	_, err = rs.handle(ctx, task)
-	return err
+	if _, err := rs.handle(ctx, task); err != nil || rs.paused || stops(rs.lastState) {
+		return err
+	}
+	// The continuation ended while the task still runs: give up on it
+	// (A2A_UNAVAILABLE, and the task is cancelled), as the newest
+	// original does (adapter.md §5.12).
+	return errContinuationLost
 }
+
+// errContinuationLost reports a continuation stream that ended before the
+// task reached a stopping state, even after GetTask.
+var errContinuationLost = errors.New("A2A continuation ended before the task stopped")
 
 // stops reports whether a state ends the A2A loop (§4.4 step 7).
 func stops(s string) bool {
