@@ -19,7 +19,16 @@ type Options struct {
 	Logger       *slog.Logger
 	// Now is the clock used for activity tracking; time.Now when nil.
 	Now func() time.Time
+	// MaxCachedThreads bounds the loaded threads kept in memory; idle ones
+	// beyond it are dropped and reloaded from the store on demand.
+	// DefaultMaxCachedThreads when zero.
+	MaxCachedThreads int
 }
+
+// DefaultMaxCachedThreads is the default bound of the thread cache. The
+// original never evicts (adapter.md §12.12); a long-lived server would grow
+// without bound.
+const DefaultMaxCachedThreads = 10000
 
 // Adapter admits runs, drives their A2A executions and keeps the per-thread
 // mapping. It is safe for concurrent use.
@@ -30,8 +39,9 @@ type Adapter struct {
 	log    *slog.Logger
 	now    func() time.Time
 
-	mu      sync.Mutex // guards threads and lastActivity
-	threads map[string]*thread
+	mu        sync.Mutex // guards threads and lastActivity
+	threads   map[string]*thread
+	maxCached int
 	// lastActivity is the time of the last admission or release (idle
 	// shutdown, adapter.md §2.10).
 	lastActivity time.Time
@@ -43,6 +53,7 @@ type Adapter struct {
 // parallel.
 type thread struct {
 	mu        sync.Mutex
+	evicted   bool          // dropped from the cache: look the thread up again
 	loaded    bool          // the store was read (doc stays nil for a new thread)
 	doc       *state.Thread // nil until the thread's first admission
 	activeRun string        // in memory only: a restart clears it (adapter.md §6)
@@ -56,6 +67,9 @@ func New(o Options) *Adapter {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.MaxCachedThreads <= 0 {
+		o.MaxCachedThreads = DefaultMaxCachedThreads
+	}
 	return &Adapter{
 		store:        o.Store,
 		client:       o.Client,
@@ -63,6 +77,7 @@ func New(o Options) *Adapter {
 		log:          o.Logger,
 		now:          o.Now,
 		threads:      make(map[string]*thread),
+		maxCached:    o.MaxCachedThreads,
 		lastActivity: o.Now(),
 	}
 }
@@ -70,16 +85,34 @@ func New(o Options) *Adapter {
 // entry returns the cached entry of a thread, loading it on first use.
 // Nothing is scanned at start: only the requested thread is read
 // (adapter.md §8.7). A missing thread yields an entry with a nil doc.
+//
+// The entry is returned locked (the caller unlocks t.mu), so it cannot be
+// evicted between the lookup and its use.
 func (a *Adapter) entry(ctx context.Context, threadID string) (*thread, error) {
+	for {
+		t, err := a.lookup(ctx, threadID)
+		if err != nil || t != nil {
+			return t, err
+		}
+	}
+}
+
+// lookup returns the loaded entry locked, or nil when it was evicted
+// meanwhile (the caller looks again).
+func (a *Adapter) lookup(ctx context.Context, threadID string) (*thread, error) {
 	a.mu.Lock()
 	t, ok := a.threads[threadID]
 	if !ok {
+		a.evictLocked()
 		t = &thread{}
 		a.threads[threadID] = t
 	}
 	a.mu.Unlock()
 	t.mu.Lock()
-	defer t.mu.Unlock()
+	if t.evicted {
+		t.mu.Unlock()
+		return nil, nil
+	}
 	if t.loaded {
 		return t, nil
 	}
@@ -91,6 +124,8 @@ func (a *Adapter) entry(ctx context.Context, threadID string) (*thread, error) {
 		t.loaded = true
 	default:
 		// Do not cache a failure: a repaired file must become usable.
+		t.evicted = true
+		t.mu.Unlock()
 		a.mu.Lock()
 		if a.threads[threadID] == t {
 			delete(a.threads, threadID)
@@ -99,6 +134,28 @@ func (a *Adapter) entry(ctx context.Context, threadID string) (*thread, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// evictLocked drops idle threads while the cache is full. A thread is idle
+// when no run holds it; its document is durable, so dropping it loses
+// nothing. A thread whose lock is busy is skipped. The caller holds a.mu.
+func (a *Adapter) evictLocked() {
+	if len(a.threads) < a.maxCached {
+		return
+	}
+	for id, t := range a.threads {
+		if len(a.threads) < a.maxCached*9/10 {
+			return
+		}
+		if !t.mu.TryLock() {
+			continue
+		}
+		if t.activeRun == "" && t.loaded {
+			t.evicted = true
+			delete(a.threads, id)
+		}
+		t.mu.Unlock()
+	}
 }
 
 // touch records activity for the idle monitor.

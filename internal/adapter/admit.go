@@ -64,8 +64,6 @@ func (a *Adapter) Admit(ctx context.Context, req Request) (*Run, error) {
 		return nil, errStateUnavailable
 	}
 	resume := len(in.Resume) > 0
-
-	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.doc == nil && resume {
 		return nil, errExecutionLost

@@ -93,6 +93,9 @@ func validateCancelled(a answer) error {
 		return nil
 	}
 	m := payloadMap(a.entry.Payload)
+	if m != nil && len(m) == 0 {
+		return nil // {} carries nothing, like an absent payload
+	}
 	_, isBool := m["optionsEmpty"].(bool)
 	if m == nil || len(m) != 1 || !isBool {
 		return runErr(CodeResumePayloadInvalid, i18n.MsgPayloadInvalid)
@@ -171,6 +174,23 @@ func answerText(a answer, contextID, taskID string) (string, error) {
 		return optionLabel(a.pending.Value, id), nil
 	}
 	return "", runErr(CodeResumePayloadInvalid, i18n.MsgPayloadNoAnswer)
+}
+
+// answerLabel is what the answered tool's TOOL_CALL_RESULT shows (§4.9):
+// the chosen resource's label for a resource selection, else the text
+// sent.
+func answerLabel(a answer, sent string) string {
+	if kindOf(a.pending) != kindResourceSelection {
+		return sent
+	}
+	p := payloadMap(a.entry.Payload)
+	if label, _ := p["label"].(string); label != "" {
+		return label
+	}
+	if v, ok := firstString(p, "value", "freeText"); ok && v != "" {
+		return v
+	}
+	return sent
 }
 
 func resourceSelectionText(a answer, p map[string]any, contextID, taskID string) string {

@@ -65,7 +65,7 @@ func (rs *runState) apply(ctx context.Context, answers []answer, taskID, context
 		if len(texts) > 1 {
 			params.MessageID += "-" + a.entry.InterruptID
 		}
-		if err := rs.sendAnswer(ctx, params, a, bodies[i], i18n.MsgInterruptResponseNotAccepted); err != nil || rs.paused {
+		if err := rs.sendAnswer(ctx, params, a, answerLabel(a, bodies[i]), i18n.MsgInterruptResponseNotAccepted); err != nil || rs.paused {
 			return err
 		}
 	}

@@ -26,7 +26,6 @@ func (a *Adapter) Cancel(ctx context.Context, executionID, threadID, rosInvocati
 		// cannot be read answers like admission does (docs/decisions.md).
 		return "", errStateUnavailable
 	}
-	t.mu.Lock()
 	defer t.mu.Unlock()
 	doc := t.doc
 	if doc == nil {

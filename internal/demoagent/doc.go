@@ -32,7 +32,9 @@
 //	sideband | candidate permission   pipeline; candidate-scope permission answered by SendMessage (permission_ack)
 //	pipeline permission               pipeline; parent-scope permission_requested (INPUT_REQUIRED, stream open)
 //	question                          pipeline; ask_user_question, stream ends; text answer resumes
+//	resource | select a vswitch       normal; cloud_resource_selection, stream ends; prefixed JSON answer resumes
 //	select | candidate                pipeline; candidate_selection, stream ends; text answer resumes
+//	deploy (without "permission")     pipeline; deployment_confirmation, stream ends; label or JSON action resumes
 //	pipeline (or run_mode=pipeline)   full pipeline: steps, parallel candidates, batches, gaps, duplicates
 //	permission                        normal-mode bash permission, stream kept open for the decision
 //	(anything else)                   normal turn writing vpc.yaml (bucket.yaml for "bucket"/"oss", main.tf for "terraform")

@@ -45,8 +45,13 @@ func pickScenario(lower, runMode string) scenario {
 		return scenario{name: "pipeline permission", pipeline: true, run: func(_ context.Context, e *emitter) error { return e.pipelineParentPermission() }}
 	case has("question"):
 		return scenario{name: "question", pipeline: true, run: func(_ context.Context, e *emitter) error { return e.question() }}
+	case has("resource") || has("select a vswitch"):
+		return scenario{name: "resource", run: func(_ context.Context, e *emitter) error { return e.resourceSelection() }}
 	case has("select") || has("candidate"):
 		return scenario{name: "select", pipeline: true, run: func(_ context.Context, e *emitter) error { return e.selection() }}
+	case has("deploy") && !has("permission"):
+		// "Deploy it (permission)" stays the permission turn.
+		return scenario{name: "deploy", pipeline: true, run: func(_ context.Context, e *emitter) error { return e.deployment() }}
 	case has("pipeline") || strings.EqualFold(runMode, "pipeline"):
 		return scenario{name: "pipeline", pipeline: true, run: func(_ context.Context, e *emitter) error { return e.pipelineFull() }}
 	case has("permission"):

@@ -41,6 +41,8 @@ type envOptions struct {
 	stateDir  string
 	// wrap, when set, wraps the real file store (fault injection).
 	wrap func(state.Store) state.Store
+	// maxCached bounds the adapter's thread cache (0: the default).
+	maxCached int
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -72,9 +74,10 @@ func (e *env) serve(t *testing.T) {
 		store = e.opts.wrap(store)
 	}
 	ad := adapter.New(adapter.Options{
-		Store:        store,
-		Client:       a2a.New(e.agentURL, "upstream-token"),
-		AllowedRoots: request.AllowedRoots([]string{e.Root}),
+		Store:            store,
+		Client:           a2a.New(e.agentURL, "upstream-token"),
+		AllowedRoots:     request.AllowedRoots([]string{e.Root}),
+		MaxCachedThreads: e.opts.maxCached,
 	})
 	h := server.New(server.Options{Adapter: ad, AuthToken: e.opts.authToken, Version: "test", Heartbeat: e.opts.heartbeat})
 	srv := httptest.NewServer(h)
