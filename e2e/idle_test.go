@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -30,5 +31,23 @@ func TestIdleShutdown(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the server did not stop after being idle")
+	}
+}
+
+// TestGracefulShutdown: SIGTERM stops the server cleanly (exit status 0).
+func TestGracefulShutdown(t *testing.T) {
+	s := startServerArgs(t, nil)
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the server did not stop on SIGTERM")
 	}
 }

@@ -1,10 +1,7 @@
 package server_test
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,52 +19,22 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
 
-// scriptedUpstream answers SendStreamingMessage with the given frames
-// (format strings receiving the request's contextId). It is a fake on purpose: iac-code never
-// changes a task's identity mid-stream, so only a script can produce that
-// protocol fault on demand.
-func scriptedUpstream(t *testing.T, frames []string) string {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Method string `json:"method"`
-			Params struct {
-				Message struct {
-					ContextID string `json:"contextId"`
-				} `json:"message"`
-			} `json:"params"`
-		}
-		_ = json.NewDecoder(r.Body).Decode(&req)
-		if req.Method != "SendStreamingMessage" {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"id":"task-1","contextId":"x","status":{"state":"TASK_STATE_CANCELED"}}}`)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		bw := bufio.NewWriter(w)
-		for _, f := range frames {
-			fmt.Fprintf(bw, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":%s}\n\n", fmt.Sprintf(f, req.Params.Message.ContextID))
-		}
-		_ = bw.Flush()
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/"
-}
-
 // TestIdentityChangeIsProtocolError: a task id that changes mid-stream ends
-// the run with A2A_PROTOCOL_ERROR (adapter.md §4.6).
+// the run with A2A_PROTOCOL_ERROR (adapter.md §4.6). Scripted: iac-code
+// never changes a task's identity mid-stream.
 func TestIdentityChangeIsProtocolError(t *testing.T) {
-	up := scriptedUpstream(t, []string{
-		`{"task":{"id":"task-1","contextId":"%[1]s","status":{"state":"TASK_STATE_SUBMITTED"}}}`,
-		`{"statusUpdate":{"taskId":"task-1","contextId":"%[1]s","status":{"state":"TASK_STATE_WORKING"},"metadata":{"iac_code":{"iacCodeSessionId":"s-1"}}}}`,
-		`{"statusUpdate":{"taskId":"task-2","contextId":"%[1]s","status":{"state":"TASK_STATE_WORKING"}}}`,
-	})
-	root, _ := filepath.EvalSymlinks(t.TempDir())
-	ad := adapter.New(adapter.Options{Store: state.NewFileStore(t.TempDir()), Client: a2a.New(up, ""), AllowedRoots: request.AllowedRoots([]string{root})})
-	srv := httptest.NewServer(server.New(server.Options{Adapter: ad}))
-	t.Cleanup(srv.Close)
-	e := &env{Root: root}
-	r := post(t, srv.URL+"/", e.body("thread-id", "run-1", "hi", nil), nil)
+	s := &script{answer: func(method string, n int, ctxID string) (bool, []string) {
+		if method != "SendStreamingMessage" {
+			return false, []string{`{}`}
+		}
+		return true, []string{
+			fmt.Sprintf(`{"task":{"id":"task-1","contextId":%q,"status":{"state":"TASK_STATE_SUBMITTED"}}}`, ctxID),
+			fmt.Sprintf(`{"statusUpdate":{"taskId":"task-1","contextId":%q,"status":{"state":"TASK_STATE_WORKING"},"metadata":{"iac_code":{"iacCodeSessionId":"s-1"}}}}`, ctxID),
+			fmt.Sprintf(`{"statusUpdate":{"taskId":"task-2","contextId":%q,"status":{"state":"TASK_STATE_WORKING"}}}`, ctxID),
+		}
+	}}
+	url, e := scriptedEnv(t, s)
+	r := post(t, url, e.body("thread-s", "run-1", "hi", nil), nil)
 	fin := last(r.Events)
 	if fin["code"] != "A2A_PROTOCOL_ERROR" || fin["message"] != "The A2A task identity changed unexpectedly." {
 		t.Fatalf("got %v (%v)", fin, types(r.Events))

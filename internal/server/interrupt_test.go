@@ -251,3 +251,43 @@ func TestDisconnectAfterInterruptKeepsState(t *testing.T) {
 		t.Fatalf("pending interrupt lost: %s", code)
 	}
 }
+
+// TestCancelPausedExecution: cancelling an execution that waits for an
+// interrupt answer clears the interrupt and cancels the A2A task; a resume
+// then finds nothing to resume, and a new turn is admitted (§7.1).
+func TestCancelPausedExecution(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	const th = "thread-cp"
+	r := post(t, e.URL, e.body(th, "run-1", "permission", nil), nil)
+	it := interrupts(t, r)[0]
+	var exec string
+	for _, ev := range r.Events {
+		if ev["name"] == "iac-code.session.v1" {
+			exec = ev["value"].(map[string]any)["executionId"].(string)
+		}
+	}
+	c := postCancel(t, e, exec, map[string]any{"threadId": th, "rosInvocationId": "invocation-1"})
+	if c.Status != 200 || !strings.Contains(string(c.Body), `"status":"cancelled"`) {
+		t.Fatalf("cancel: %d %s", c.Status, c.Body)
+	}
+	if n := countMethod(e.Agent.Calls(), "CancelTask"); n != 1 {
+		t.Fatalf("CancelTask calls: %d", n)
+	}
+	r = post(t, e.URL, resumeBody(e, th, "run-2", allow(it["id"])), nil)
+	if fin := last(r.Events); fin["code"] != "EXECUTION_LOST" {
+		t.Fatalf("resume after cancel: %v", fin)
+	}
+	if r := post(t, e.URL, e.body(th, "run-3", "Create a VPC template", nil), nil); last(r.Events)["type"] != "RUN_FINISHED" {
+		t.Fatalf("new turn after cancel: %d %v", r.Status, last(r.Events))
+	}
+}
+
+func countMethod(calls []demoagent.Call, method string) int {
+	n := 0
+	for _, c := range calls {
+		if c.Method == method {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,132 @@
+package server_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
+	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
+	"github.com/iac-code-agui/iac-code-agui/internal/request"
+	"github.com/iac-code-agui/iac-code-agui/internal/server"
+	"github.com/iac-code-agui/iac-code-agui/internal/state"
+)
+
+// script is a scripted A2A upstream: for each call it answers with the
+// function registered for the method and the call's ordinal. It is a fake
+// on purpose, for faults iac-code produces only in failure cases that a
+// test cannot trigger on demand (an answer accepted by nobody, an input of
+// another task).
+type script struct {
+	mu      sync.Mutex
+	methods []string
+	answer  func(method string, n int, ctxID string) (stream bool, results []string)
+}
+
+func (s *script) serve(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		var req struct{ Method string }
+		raw, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(raw, &req)
+		s.mu.Lock()
+		n := 0
+		for _, m := range s.methods {
+			if m == req.Method {
+				n++
+			}
+		}
+		s.methods = append(s.methods, req.Method)
+		s.mu.Unlock()
+		stream, results := s.answer(req.Method, n, state.ContextIDFor("thread-s"))
+		if !stream {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":%s}`, results[0])
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, res := range results {
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":%s}\n\n", res)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/"
+}
+
+func (s *script) calls() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fmt.Sprint(s.methods)
+}
+
+func scriptedEnv(t *testing.T, s *script) (string, *env) {
+	t.Helper()
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	ad := adapter.New(adapter.Options{Store: state.NewFileStore(t.TempDir()), Client: a2a.New(s.serve(t), ""), AllowedRoots: request.AllowedRoots([]string{root})})
+	srv := httptest.NewServer(server.New(server.Options{Adapter: ad}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/", &env{Root: root}
+}
+
+func permissionInput(taskID, ctxID string) string {
+	return fmt.Sprintf(`{"schemaVersion":1,"kind":"permission","requestTaskId":%q,"contextId":%q,"inputId":"permission-1","toolUseId":"toolu_1","toolName":"bash","prompt":"Run pwd?","required":true}`, taskID, ctxID)
+}
+
+func waitingTask(ctxID, input string) string {
+	return fmt.Sprintf(`{"id":"task-1","contextId":%q,"status":{"state":"TASK_STATE_INPUT_REQUIRED"},"metadata":{"iac_code":{"input":%s}}}`, ctxID, input)
+}
+
+// TestAnswerNotAccepted: a permission answer whose stream brings no event
+// is not accepted; the interrupt stays pending and a later resume applies
+// it (adapter.md §5.8, §5.9).
+func TestAnswerNotAccepted(t *testing.T) {
+	s := &script{answer: func(method string, n int, ctxID string) (bool, []string) {
+		input := permissionInput("task-1", ctxID)
+		switch {
+		case method == "SendStreamingMessage" && n == 0:
+			return true, []string{`{"task":` + waitingTask(ctxID, input) + `}`}
+		case method == "SendStreamingMessage" && n == 1:
+			return true, nil // the answer's stream ends without any event
+		case method == "SendStreamingMessage":
+			return true, []string{fmt.Sprintf(`{"statusUpdate":{"taskId":"task-1","contextId":%q,"status":{"state":"TASK_STATE_INPUT_REQUIRED"}}}`, ctxID)}
+		case method == "GetTask":
+			return false, []string{waitingTask(ctxID, input)}
+		}
+		return false, []string{`{}`}
+	}}
+	url, e := scriptedEnv(t, s)
+	it := interrupts(t, post(t, url, e.body("thread-s", "run-1", "hi", nil), nil))[0]
+	r := post(t, url, resumeBody(e, "thread-s", "run-2", allow(it["id"])), nil)
+	if fin := last(r.Events); fin["code"] != "A2A_UNAVAILABLE" || fin["message"] != "The A2A permission response was not accepted." {
+		t.Fatalf("got %v", fin)
+	}
+	r = post(t, url, resumeBody(e, "thread-s", "run-3", allow(it["id"])), nil)
+	if fin := last(r.Events); fin["type"] != "RUN_FINISHED" {
+		t.Fatalf("retry: %v (%v)", fin, types(r.Events))
+	}
+	if got := s.calls(); got != "[SendStreamingMessage GetTask SendStreamingMessage GetTask SendStreamingMessage]" {
+		t.Fatalf("A2A calls %s", got)
+	}
+}
+
+// TestForeignInput: an input that names another task is a protocol error
+// (adapter.md §5.1).
+func TestForeignInput(t *testing.T) {
+	s := &script{answer: func(method string, n int, ctxID string) (bool, []string) {
+		return true, []string{`{"task":` + waitingTask(ctxID, permissionInput("task-other", ctxID)) + `}`}
+	}}
+	url, e := scriptedEnv(t, s)
+	r := post(t, url, e.body("thread-s", "run-1", "hi", nil), nil)
+	if fin := last(r.Events); fin["code"] != "A2A_PROTOCOL_ERROR" || fin["message"] != "An interrupt belongs to another A2A task/context." {
+		t.Fatalf("got %v", fin)
+	}
+}
