@@ -183,7 +183,7 @@ func TestOfficialClient(t *testing.T) {
 	if err != nil {
 		t.Fatalf("harness: %v\n%s", err, out)
 	}
-	if passed < 8 {
+	if passed < 10 {
 		t.Fatalf("only %d scenarios passed\n%s", passed, out)
 	}
 }

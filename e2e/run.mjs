@@ -142,6 +142,35 @@ const scenarios = {
     return [r, ok];
   },
 
+  async pipelinePermission() {
+    // Steps close before the interrupt outcome and reopen in the resumed run.
+    const agent = newAgent();
+    user(agent, "Run the pipeline permission flow");
+    const props = iacCode({ runMode: "pipeline" });
+    const r = await run(agent, { forwardedProps: props });
+    expectSingleTerminal(r, "RUN_FINISHED", { "outcome.type": "interrupt" });
+    const [it] = agent.pendingInterrupts;
+    const ok = await run(agent, { forwardedProps: props, resume: [{ interruptId: it.id, status: "resolved", payload: { decision: "allow_once" } }] });
+    expectSingleTerminal(ok, "RUN_FINISHED", { "outcome.type": "success" });
+    expect(ok.events[1]?.type === "STEP_STARTED", "the resumed run does not reopen the open step");
+    return [r, ok];
+  },
+
+  async resourceSelection() {
+    const agent = newAgent();
+    user(agent, "Launch an ECS instance; select a vswitch");
+    const props = iacCode();
+    const r = await run(agent, { forwardedProps: props });
+    expectSingleTerminal(r, "RUN_FINISHED", { "outcome.type": "interrupt" });
+    const [it] = agent.pendingInterrupts;
+    const opt = it.metadata.options[1];
+    const ok = await run(agent, { forwardedProps: props, resume: [{ interruptId: it.id, status: "resolved", payload: { value: opt.id, label: opt.label } }] });
+    expectSingleTerminal(ok, "RUN_FINISHED", { "outcome.type": "success" });
+    const res = ok.events.filter((e) => e.type === "TOOL_CALL_RESULT" && e.toolCallId === it.toolCallId);
+    expect(res.length === 1 && res[0].content === opt.label, `tool result ${JSON.stringify(res)}`);
+    return [r, ok];
+  },
+
   async pipeline() {
     const agent = newAgent();
     user(agent, "Run the selling pipeline");

@@ -198,3 +198,32 @@ func TestTaskIdentityMismatch(t *testing.T) {
 		t.Fatalf("got %v", fin)
 	}
 }
+
+// TestPipelinePermissionStepsAcrossResume: a parent-scope pipeline
+// permission closes the open step before the interrupt outcome, and the
+// resumed run reopens it first (adapter.md §4.4 step 3, §4.13).
+func TestPipelinePermissionStepsAcrossResume(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	const th = "thread-pp"
+	pipe := map[string]any{"runMode": "pipeline"}
+	r := post(t, e.URL, e.body(th, "run-1", "pipeline permission", pipe), nil)
+	it := interrupts(t, r)[0]
+	assertBalanced(t, r.Events)
+	var closed []string
+	for i := len(r.Events) - 2; i >= 0 && r.Events[i]["type"] == "STEP_FINISHED"; i-- {
+		closed = append(closed, r.Events[i]["stepName"].(string))
+	}
+	if len(closed) == 0 {
+		t.Fatalf("no step closed before the interrupt outcome: %v", types(r.Events))
+	}
+	b := resumeBody(e, th, "run-2", allow(it["id"]))
+	b["forwardedProps"].(map[string]any)["iacCode"].(map[string]any)["runMode"] = "pipeline"
+	r = post(t, e.URL, b, nil)
+	if fin := last(r.Events); fin["type"] != "RUN_FINISHED" {
+		t.Fatalf("resume: %v %v", types(r.Events), fin)
+	}
+	if r.Events[1]["type"] != "STEP_STARTED" || r.Events[1]["stepName"] != closed[len(closed)-1] {
+		t.Fatalf("the resumed run must reopen %v first: %v", closed, types(r.Events)[:4])
+	}
+	assertBalanced(t, r.Events)
+}
