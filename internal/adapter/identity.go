@@ -35,10 +35,16 @@ func (rs *runState) checkIdentity(ev *a2a.Event) error {
 // and session id at once, failing closed (adapter.md §4.6, §9.3). The
 // session event follows as soon as both are known.
 func (rs *runState) bindIdentity(ctx context.Context, ev *a2a.Event) error {
+	taskID, contextID, sessionID := mapper.Identity(ev)
+	// Fast path, once per streamed token: everything the event names is
+	// already bound, so there is nothing to check against the document.
+	if rs.boundTask != "" && rs.boundSession != "" && (taskID == "" || taskID == rs.boundTask) &&
+		(contextID == "" || contextID == rs.boundContext) && (sessionID == "" || sessionID == rs.boundSession) {
+		return nil
+	}
 	if err := rs.checkIdentity(ev); err != nil {
 		return err
 	}
-	taskID, _, sessionID := mapper.Identity(ev)
 	t := rs.r.t
 	t.mu.Lock()
 	doc := t.doc
@@ -56,6 +62,9 @@ func (rs *runState) bindIdentity(ctx context.Context, ev *a2a.Event) error {
 		}
 	}
 	ready := doc.Execution.TaskID != nil && doc.IacCodeSessionID != nil
+	if ready && failMsg == "" {
+		rs.boundTask, rs.boundSession, rs.boundContext = *doc.Execution.TaskID, *doc.IacCodeSessionID, doc.ContextID
+	}
 	t.mu.Unlock()
 	if failMsg != "" {
 		return rs.failClosed(ctx, failMsg)

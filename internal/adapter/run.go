@@ -47,6 +47,9 @@ type runState struct {
 	// answered holds the inputs already answered in this execution, so the
 	// mapper never announces them again.
 	answered map[string]bool
+	// bound* cache the identities once the task and session are durable,
+	// so identity checks of streamed tokens take no lock.
+	boundTask, boundSession, boundContext string
 }
 
 // Stream executes the run, writing its events to sink, and releases the
