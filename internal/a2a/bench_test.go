@@ -3,9 +3,11 @@ package a2a
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -63,6 +65,36 @@ func BenchmarkStreamRead(b *testing.B) {
 	b.ReportMetric(float64(frames*b.N)/b.Elapsed().Seconds(), "frames/s")
 }
 
+// BenchmarkStreamReadBuffered reads like the adapter does, asking
+// Buffered after every frame (CRLF framing, as iac-code sends).
+func BenchmarkStreamReadBuffered(b *testing.B) {
+	const frames = 1000
+	body := sseBody(frames)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		s := &Stream{sse: newSSEReader(bytes.NewReader(body), DefaultMaxFrameBytes), cl: &call{ctx: context.Background(), done: func() {}}}
+		n, held := 0, 0
+		for {
+			_, err := s.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+			if s.Buffered() {
+				held++
+			}
+		}
+		if n != frames || held < frames/2 {
+			b.Fatalf("read %d frames, %d with the next one buffered", n, held)
+		}
+	}
+	b.ReportMetric(float64(frames*b.N)/b.Elapsed().Seconds(), "frames/s")
+}
+
 func BenchmarkStreamLoopback(b *testing.B) {
 	const frames = 10000
 	body := sseBody(frames)
@@ -110,5 +142,45 @@ func BenchmarkDecodeTextDeltaStream(b *testing.B) {
 		if err != nil || ev.Status == nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkDecodeTextDeltaStreamTexts decodes text deltas that differ
+// only in their text, as a stream's do.
+func BenchmarkDecodeTextDeltaStreamTexts(b *testing.B) {
+	var data [][]byte
+	for _, text := range []string{"Here is ", "the Terraform ", "template for ", "the VPC:\n", "```hcl\n", "resource \"alicloud_vpc\" "} {
+		q, _ := json.Marshal(text)
+		data = append(data, []byte(strings.Replace(benchFrame, `"Here is the Terraform template for the VPC "`, string(q), 1)))
+	}
+	s := &scanner{intern: map[string]string{}}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data[0])))
+	i := 0
+	for b.Loop() {
+		ev, err := decodeFrameWith(s, data[i%len(data)], false)
+		if err != nil || ev.Status == nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// BenchmarkDecodeTextDeltaStreamFull is the stream decode when a frame
+// does not match the previous one around its text (here the JSON-RPC id
+// alternates), so every frame takes the full path with the stream's id
+// slots, intern table and metadata memo warm.
+func BenchmarkDecodeTextDeltaStreamFull(b *testing.B) {
+	data := [][]byte{[]byte(benchFrame), []byte(strings.Replace(benchFrame, `"id":"6f1c`, `"id":"7f1c`, 1))}
+	s := &scanner{intern: map[string]string{}}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data[0])))
+	i := 0
+	for b.Loop() {
+		ev, err := decodeFrameWith(s, data[i%2], false)
+		if err != nil || ev.Status == nil {
+			b.Fatal(err)
+		}
+		i++
 	}
 }

@@ -1,5 +1,7 @@
 package a2a
 
+import "bytes"
+
 // Frame decoding: one JSON-RPC response straight into an Event with the
 // hand-written scanner (jsonscan.go). The SDK types cost about 40 µs a
 // frame and encoding/json several µs (libraries.md §0.1).
@@ -27,32 +29,39 @@ func decodeFrame(b []byte, isErrEvent bool) (*Event, error) {
 
 // decodeFrameWith reuses s (and its intern table) for another frame.
 func decodeFrameWith(s *scanner, b []byte, isErrEvent bool) (*Event, error) {
-	s.b, s.i, s.depth = b, 0, 0
+	stream := s.intern != nil && !isErrEvent
+	if stream {
+		if ev, ok := s.fromTemplate(b); ok {
+			return ev, nil
+		}
+	}
+	s.b, s.i, s.depth, s.blk, s.text = b, 0, 0, nil, textSpan{}
 	var (
 		ev        *Event
 		rpcErr    *RPCError
 		hasResult bool
 	)
-	err := s.object(func(k []byte) error {
+	k, ok, err := s.firstMember()
+	for ok {
 		switch string(k) {
 		case "result":
-			if s.null() {
-				return nil
+			if !s.null() {
+				hasResult = true
+				ev, err = s.result()
 			}
-			hasResult = true
-			var err error
-			ev, err = s.result()
-			return err
 		case "error":
-			if s.null() {
-				return nil
+			if !s.null() {
+				rpcErr, err = s.rpcError()
 			}
-			var err error
-			rpcErr, err = s.rpcError()
-			return err
+		default:
+			err = s.skip()
 		}
-		return s.skip()
-	})
+		if err != nil {
+			break
+		}
+		k, ok, err = s.nextMember()
+	}
+	s.blk = nil // the Event now owns the block
 	if err == nil && s.peek() != 0 {
 		err = s.fail("data after the response")
 	}
@@ -68,20 +77,23 @@ func decodeFrameWith(s *scanner, b []byte, isErrEvent bool) (*Event, error) {
 	if !hasResult {
 		return nil, protocolError("JSON-RPC response with neither result nor error")
 	}
+	if stream && ev != nil {
+		s.keepTemplate(b, ev)
+	}
 	return ev, nil
 }
 
 func (s *scanner) rpcError() (*RPCError, error) {
 	e := &RPCError{}
-	err := s.object(func(k []byte) error {
-		var err error
+	k, ok, err := s.firstMember()
+	for ok {
 		switch string(k) {
 		case "code":
 			var f float64
 			if f, err = s.number(); err == nil {
-				n, ok := Int(f)
-				if !ok || n != int64(int(n)) {
-					return s.fail("non-integral error code")
+				n, isInt := Int(f)
+				if !isInt || n != int64(int(n)) {
+					return e, s.fail("non-integral error code")
 				}
 				e.Code = int(n)
 			}
@@ -92,8 +104,11 @@ func (s *scanner) rpcError() (*RPCError, error) {
 		default:
 			err = s.skip()
 		}
-		return err
-	})
+		if err != nil {
+			return e, err
+		}
+		k, ok, err = s.nextMember()
+	}
 	return e, err
 }
 
@@ -103,7 +118,8 @@ func (s *scanner) result() (*Event, error) {
 		ev     *Event
 		hasMsg bool
 	)
-	err := s.object(func(k []byte) error {
+	k, ok, err := s.firstMember()
+	for ok {
 		var kind Kind
 		switch string(k) {
 		case "task":
@@ -113,32 +129,31 @@ func (s *scanner) result() (*Event, error) {
 		case "artifactUpdate":
 			kind = KindArtifactUpdate
 		case "message":
-			if s.null() {
-				return nil
+			if !s.null() {
+				var m *Message
+				if m, err = s.message(); err == nil && ev == nil {
+					ev = s.newEvent()
+					*ev = Event{Kind: KindMessage, TaskID: m.TaskID, ContextID: m.ContextID, Message: m, Metadata: m.Metadata}
+					hasMsg = true
+				}
 			}
-			m, err := s.message()
-			if err == nil && ev == nil {
-				ev = &Event{Kind: KindMessage, TaskID: m.TaskID, ContextID: m.ContextID, Message: m, Metadata: m.Metadata}
-				hasMsg = true
-			}
-			return err
 		default:
-			return s.objectField(&bare, k)
+			err = s.objectField(&bare, k)
 		}
-		if s.null() {
-			return nil
+		if kind != "" && !s.null() {
+			var o wireObject
+			// The first wrapper member wins, in the order task,
+			// statusUpdate, artifactUpdate, message (adapter.md §4.6),
+			// whatever the key order.
+			if err = s.wireObject(&o); err == nil && (ev == nil || hasMsg || kindRank(kind) < kindRank(ev.Kind)) {
+				ev, hasMsg = s.event(&o, kind), false
+			}
 		}
-		var o wireObject
-		if err := s.object(func(k []byte) error { return s.objectField(&o, k) }); err != nil {
-			return err
+		if err != nil {
+			return nil, err
 		}
-		// The first wrapper member wins, in the order task, statusUpdate,
-		// artifactUpdate, message (adapter.md §4.6), whatever the key order.
-		if ev == nil || hasMsg || kindRank(kind) < kindRank(ev.Kind) {
-			ev, hasMsg = o.event(kind), false
-		}
-		return nil
-	})
+		k, ok, err = s.nextMember()
+	}
 	if err != nil || ev != nil {
 		return ev, err
 	}
@@ -150,7 +165,7 @@ func (s *scanner) result() (*Event, error) {
 	case bare.TaskID == "" && bare.ID != "":
 		kind = KindTask
 	}
-	return bare.event(kind), nil
+	return s.event(&bare, kind), nil
 }
 
 func kindRank(k Kind) int {
@@ -165,15 +180,27 @@ func kindRank(k Kind) int {
 	return 3
 }
 
+// wireObject reads a task or update object into o.
+func (s *scanner) wireObject(o *wireObject) error {
+	k, ok, err := s.firstMember()
+	for ok {
+		if err = s.objectField(o, k); err != nil {
+			return err
+		}
+		k, ok, err = s.nextMember()
+	}
+	return err
+}
+
 func (s *scanner) objectField(o *wireObject, k []byte) error {
 	var err error
 	switch string(k) {
 	case "id":
-		o.ID, err = s.id()
+		o.ID, err = s.id(slotTask)
 	case "taskId":
-		o.TaskID, err = s.id()
+		o.TaskID, err = s.id(slotTask)
 	case "contextId":
-		o.ContextID, err = s.id()
+		o.ContextID, err = s.id(slotContext)
 	case "status":
 		o.Status, err = s.status()
 	case "history":
@@ -182,13 +209,15 @@ func (s *scanner) objectField(o *wireObject, k []byte) error {
 			return nil
 		}
 		o.History = append([]Message{}, o.History[:0]...)
-		err = s.array(func() error {
-			m, err := s.message()
-			if m != nil {
-				o.History = append(o.History, *m)
+		var ok bool
+		ok, err = s.firstElem()
+		for ok && err == nil {
+			// Like encoding/json, a null element is a zero Message.
+			o.History = append(o.History, Message{})
+			if err = s.messageInto(&o.History[len(o.History)-1], nil); err == nil {
+				ok, err = s.nextElem()
 			}
-			return err
-		})
+		}
 	case "artifact":
 		o.Artifact, err = s.objectValue()
 	case "artifacts":
@@ -197,11 +226,15 @@ func (s *scanner) objectField(o *wireObject, k []byte) error {
 			return nil
 		}
 		o.Artifacts = append([]map[string]any{}, o.Artifacts[:0]...)
-		err = s.array(func() error {
-			m, err := s.objectValue()
-			o.Artifacts = append(o.Artifacts, m)
-			return err
-		})
+		var ok bool
+		ok, err = s.firstElem()
+		for ok && err == nil {
+			var m map[string]any
+			if m, err = s.objectValue(); err == nil {
+				o.Artifacts = append(o.Artifacts, m)
+				ok, err = s.nextElem()
+			}
+		}
 	case "metadata":
 		o.Metadata, err = s.metaValue()
 	default:
@@ -211,35 +244,36 @@ func (s *scanner) objectField(o *wireObject, k []byte) error {
 }
 
 // metaValue reuses the previous frame's metadata map when the bytes match.
+// A memoised object ends at its own closing brace, so a prefix match is a
+// whole-value match and the bytes need not be scanned.
 func (s *scanner) metaValue() (map[string]any, error) {
 	if s.intern == nil {
 		return s.objectValue()
 	}
-	s.ws()
-	start := s.i
-	if err := s.skip(); err != nil {
-		return nil, err
-	}
-	raw := s.b[start:s.i]
-	if s.lastMetaMap != nil && string(raw) == string(s.lastMeta) {
+	if s.peek() == '{' && s.lastMetaMap != nil && bytes.HasPrefix(s.b[s.i:], s.lastMeta) {
+		s.i += len(s.lastMeta)
 		return s.lastMetaMap, nil
 	}
-	s.i = start
+	start := s.i
 	m, err := s.objectValue()
-	if err == nil && len(raw) <= 256 {
-		s.lastMeta = append(s.lastMeta[:0], raw...)
+	if err == nil && m != nil && s.i-start <= 256 {
+		s.lastMeta = append(s.lastMeta[:0], s.b[start:s.i]...)
 		s.lastMetaMap = m
 	}
 	return m, err
 }
 
-func (o *wireObject) event(kind Kind) *Event {
+func (s *scanner) event(o *wireObject, kind Kind) *Event {
 	id := o.TaskID
 	if id == "" {
 		id = o.ID
 	}
-	return &Event{Kind: kind, TaskID: id, ContextID: o.ContextID, Status: o.Status, History: o.History,
-		Artifact: o.Artifact, Artifacts: o.Artifacts, Metadata: o.Metadata}
+	// Field by field into the zeroed event: a struct copy would take the
+	// bulk write-barrier path while the GC runs.
+	ev := s.newEvent()
+	ev.Kind, ev.TaskID, ev.ContextID, ev.Status = kind, id, o.ContextID, o.Status
+	ev.History, ev.Artifact, ev.Artifacts, ev.Metadata = o.History, o.Artifact, o.Artifacts, o.Metadata
+	return ev
 }
 
 // objectValue reads an object (or null) as map[string]any.
@@ -253,110 +287,4 @@ func (s *scanner) objectValue() (map[string]any, error) {
 	v, err := s.value()
 	m, _ := v.(map[string]any)
 	return m, err
-}
-
-func (s *scanner) status() (*Status, error) {
-	if s.null() {
-		return nil, nil
-	}
-	// One allocation for the common status with a one-part message.
-	blk := &struct {
-		st Status
-		m  Message
-		p  [1]Part
-	}{}
-	st := &blk.st
-	err := s.object(func(k []byte) error {
-		var err error
-		switch string(k) {
-		case "state":
-			st.State, err = s.id()
-		case "message":
-			if s.null() {
-				st.Message = nil
-				return nil
-			}
-			blk.m = Message{}
-			st.Message = &blk.m
-			err = s.messageInto(&blk.m, blk.p[:0])
-		case "timestamp":
-			st.Timestamp, err = s.str()
-		default:
-			err = s.skip()
-		}
-		return err
-	})
-	return st, err
-}
-
-func (s *scanner) message() (*Message, error) {
-	if s.null() {
-		return nil, nil
-	}
-	m := &Message{}
-	return m, s.messageInto(m, nil)
-}
-
-// messageInto decodes a message into m; spare, when not nil, backs the
-// parts slice so a one-part message needs no extra allocation.
-func (s *scanner) messageInto(m *Message, spare []Part) error {
-	return s.object(func(k []byte) error {
-		var err error
-		switch string(k) {
-		case "messageId":
-			m.MessageID, err = s.id()
-		case "contextId":
-			m.ContextID, err = s.id()
-		case "taskId":
-			m.TaskID, err = s.id()
-		case "role":
-			m.Role, err = s.id()
-		case "parts":
-			// Like encoding/json: null gives nil, [] an empty slice.
-			if s.null() {
-				m.Parts = nil
-				return nil
-			}
-			if m.Parts = spare; m.Parts == nil {
-				m.Parts = []Part{}
-			}
-			err = s.array(func() error {
-				p, err := s.part()
-				m.Parts = append(m.Parts, p)
-				return err
-			})
-		case "metadata":
-			m.Metadata, err = s.objectValue()
-		default:
-			err = s.skip()
-		}
-		return err
-	})
-}
-
-func (s *scanner) part() (Part, error) {
-	var p Part
-	err := s.object(func(k []byte) error {
-		var err error
-		switch string(k) {
-		case "text":
-			p.Text, err = s.str()
-		case "raw":
-			p.Raw, err = s.str()
-		case "url":
-			p.URL, err = s.str()
-		case "data":
-			p.Data, err = s.raw()
-		case "mediaType":
-			p.MediaType, err = s.id()
-		case "filename":
-			p.Filename, err = s.str()
-		case "metadata":
-			p.Metadata, err = s.objectValue()
-		default:
-			err = s.skip()
-		}
-		return err
-	})
-	return p, err
 }

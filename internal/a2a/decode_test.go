@@ -45,8 +45,12 @@ func refDecode(b []byte) (*Event, error) {
 	}
 	r := f.Result
 	mk := func(k Kind, o *obj) *Event {
-		wo := wireObject(*o)
-		return wo.event(k)
+		id := o.TaskID
+		if id == "" {
+			id = o.ID
+		}
+		return &Event{Kind: k, TaskID: id, ContextID: o.ContextID, Status: o.Status, History: o.History,
+			Artifact: o.Artifact, Artifacts: o.Artifacts, Metadata: o.Metadata}
 	}
 	switch {
 	case r.Task != nil:
@@ -98,6 +102,9 @@ func TestDecodeRejectsMalformed(t *testing.T) {
 		`{"result":{"metadata":[1]}}`, `{"error":{"code":1.5}}`, `{"result":{"id":"a` + "\x01" + `"}}`,
 		`{"result":{"id":"\x"}}`, `{"result":{"id":"\u12"}}`, `{"result":{"metadata":{"a":tru}}}`, `{"result":{"metadata":{"a":+1}}}`,
 		`{"result":{"a":1,}}`, `{"jsonrpc":"2.0","id":"1"}`, `{"result":null}`,
+		// A high surrogate then a broken \u escape used to loop forever.
+		`{"result":{"status":{"message":{"parts":[{"text":"\ud83d\ude` + "\x0e" + `0"}]}}}}`,
+		`{"result":{"id":"\ud83d\u12"}}`, `{"result":{"id":"\ud83d\u"}}`,
 	} {
 		if _, err := decodeFrame([]byte(frame), false); !errors.Is(err, ErrProtocol) {
 			t.Errorf("decodeFrame(%q) = %v, want ErrProtocol", frame, err)

@@ -80,6 +80,38 @@ func (s *sseReader) next() ([]byte, bool, error) {
 	}
 }
 
+// buffered reports whether a frame with data is complete in the buffer,
+// so next will not read. It splits lines at LF only: a CR-only stream
+// reads as not buffered, which costs the caller an early flush, never a
+// wait. One pass; the older search for "\n\n" ran through the whole
+// buffer on every call for CRLF streams, which is what iac-code sends
+// (a2a-upstream.md §1.5).
+func (s *sseReader) buffered() bool {
+	// An LF left over from a CRLF split across reads (skipLF) reads as a
+	// blank line before any data, which is ignored.
+	b := s.buf[s.start:s.end]
+	hasData := false
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return false
+		}
+		line := b[:i]
+		if i > 0 && line[i-1] == '\r' {
+			line = line[:i-1]
+		}
+		switch {
+		case len(line) == 0:
+			if hasData {
+				return true
+			}
+		case len(line) >= 4 && string(line[:4]) == "data" && (len(line) == 4 || line[4] == ':'):
+			hasData = true
+		}
+		b = b[i+1:]
+	}
+}
+
 // line returns the next line without its terminator; valid until the next
 // call.
 func (s *sseReader) line() ([]byte, error) {

@@ -90,3 +90,100 @@ func TestSSEReaderReadError(t *testing.T) {
 		t.Fatalf("frames %+v, err %v; want one frame then the read error", got, err)
 	}
 }
+
+// lineReader hands out one line (up to and including its LF) per Read, so
+// a frame's blank line always arrives in a later Read than its data line.
+type lineReader struct{ s string }
+
+func (r *lineReader) Read(p []byte) (int, error) {
+	if r.s == "" {
+		return 0, io.EOF
+	}
+	n := strings.IndexByte(r.s, '\n') + 1
+	if n == 0 || n > len(p) {
+		n = min(len(r.s), len(p))
+	}
+	n = copy(p, r.s[:n])
+	r.s = r.s[n:]
+	return n, nil
+}
+
+// A frame's single data line is handed out from the read buffer; when the
+// buffer is compacted or grown before the frame ends, the frame must
+// still arrive intact. A 64-byte limit makes the buffer 81 bytes, so
+// almost every frame straddles a compaction.
+func TestSSEReaderFramesAcrossBufferMoves(t *testing.T) {
+	var input strings.Builder
+	var want []sseFrame
+	for i := 0; i < 60; i++ {
+		payload := strings.Repeat(string(rune('a'+i%26)), 1+i%64)
+		want = append(want, sseFrame{payload, false})
+		input.WriteString("data: " + payload + "\n")
+		if i%7 == 3 {
+			input.WriteString(": ping\n")
+		}
+		input.WriteString("\n")
+	}
+	for name, r := range map[string]func() io.Reader{
+		"lines":    func() io.Reader { return &lineReader{input.String()} },
+		"one byte": func() io.Reader { return iotest.OneByteReader(strings.NewReader(input.String())) },
+		"half":     func() io.Reader { return iotest.HalfReader(strings.NewReader(input.String())) },
+		"whole":    func() io.Reader { return strings.NewReader(input.String()) },
+	} {
+		got, err := readFrames(t, r(), 64)
+		if err != io.EOF || len(got) != len(want) {
+			t.Fatalf("%s: %d frames, err %v; want %d frames then io.EOF", name, len(got), err, len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s: frame %d = %q, want %q", name, i, got[i].data, want[i].data)
+			}
+		}
+	}
+}
+
+func TestSSEReaderBuffered(t *testing.T) {
+	for _, c := range []struct {
+		name, input string
+		want        bool // after the first frame
+	}{
+		{"CRLF frame", "data: a\r\n\r\ndata: b\r\n\r\n", true},
+		{"LF frame", "data: a\n\ndata: b\n\n", true},
+		{"two data lines", "data: a\r\n\r\nevent: error\r\ndata: b\r\ndata: c\r\n\r\n", true},
+		{"empty data field", "data: a\n\ndata\n\n", true},
+		{"partial frame", "data: a\r\n\r\ndata: b\r\n", false},
+		{"partial line", "data: a\r\n\r\ndata: b", false},
+		{"ping only", "data: a\r\n\r\n: ping\r\n\r\n", false},
+		{"ping then partial", "data: a\r\n\r\n: ping\r\n\r\ndata: b\r\n", false},
+		{"ping then frame", "data: a\r\n\r\n: ping\r\n\r\ndata: b\r\n\r\n", true},
+		{"event without data", "data: a\n\nevent: error\n\n", false},
+		{"field named dataX", "data: a\n\ndatax: b\n\n", false},
+		{"nothing", "data: a\r\n\r\n", false},
+	} {
+		s := newSSEReader(strings.NewReader(c.input), 1<<10)
+		if d, _, err := s.next(); err != nil || string(d) != "a" {
+			t.Fatalf("%s: first frame %q, %v", c.name, d, err)
+		}
+		if got := s.buffered(); got != c.want {
+			t.Errorf("%s: buffered() = %v, want %v", c.name, got, c.want)
+		}
+	}
+	// A CR at the end of a read leaves its LF to the next one, which must
+	// not read as a blank line.
+	for _, c := range []struct {
+		second string
+		want   bool
+	}{{"\ndata: b\r\n\r\n", true}, {"\ndata: b\r\n", false}, {"\n\r\n", false}} {
+		s := newSSEReader(io.MultiReader(strings.NewReader("data: a\r\n\r"), strings.NewReader(c.second)), 1<<10)
+		if d, _, err := s.next(); err != nil || string(d) != "a" {
+			t.Fatalf("first frame %q, %v", d, err)
+		}
+		if !s.skipLF {
+			t.Fatal("test bug: the reader is not waiting for an LF")
+		}
+		s.fill()
+		if got := s.buffered(); got != c.want {
+			t.Errorf("after a split CRLF and %q: buffered() = %v, want %v", c.second, got, c.want)
+		}
+	}
+}

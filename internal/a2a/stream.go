@@ -1,7 +1,6 @@
 package a2a
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"sync"
@@ -67,6 +66,5 @@ func (s *Stream) Buffered() bool {
 	if s.sse == nil {
 		return s.pending != nil
 	}
-	b := s.sse.buf[s.sse.start:s.sse.end]
-	return bytes.Contains(b, []byte("\n\n")) || bytes.Contains(b, []byte("\r\n\r\n"))
+	return s.sse.buffered()
 }
