@@ -26,35 +26,39 @@ func (a *Adapter) Cancel(ctx context.Context, executionID, threadID, rosInvocati
 		// cannot be read answers like admission does (docs/decisions.md).
 		return "", errStateUnavailable
 	}
-	defer t.mu.Unlock()
-	doc := t.doc
-	if doc == nil {
-		return "", errExecutionNotFound
+	status, taskID, err := cancelTarget(t, executionID, rosInvocationID)
+	t.mu.Unlock()
+	if err != nil || status != "" {
+		return status, err
 	}
-	ex := &doc.Execution
-	active := ex.ExecutionID == executionID && !containsString(doc.TerminalExecutionIDs, executionID)
-	if !active {
-		if containsString(doc.TerminalExecutionIDs, executionID) {
-			return CancelStatusAlreadyTerminal, nil
-		}
-		return "", errExecutionNotFound
-	}
-	if ex.RosInvocationID != rosInvocationID {
-		return "", errExecutionNotFound
-	}
-	if ex.TaskID != nil {
+	// The thread lock is not held while A2A cancels: the run of this
+	// execution must keep reading its stream, or A2A could wait on it.
+	refused := false
+	if taskID != "" {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		_, err := a.client.CancelTask(cctx, *ex.TaskID)
+		_, err := a.client.CancelTask(cctx, taskID)
 		cancel()
 		var rpc *a2a.RPCError
 		if err != nil && !errors.As(err, &rpc) {
 			// Transport failure: nothing changed, the caller may retry.
-			a.log.Warn("A2A CancelTask failed", "taskId", *ex.TaskID, "error", err)
+			a.log.Warn("A2A CancelTask failed", "taskId", taskID, "error", err)
 			return "", newErr(http.StatusServiceUnavailable, CodeA2AUnavailable, i18n.MsgA2AUnavailable)
 		}
+		refused = err != nil // not cancelable: the task had already stopped
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	doc := t.doc
+	if doc.Execution.ExecutionID != executionID || containsString(doc.TerminalExecutionIDs, executionID) {
+		// The run ended meanwhile: it saw our cancellation, or it had
+		// finished on its own and A2A refused to cancel.
+		if refused {
+			return CancelStatusAlreadyTerminal, nil
+		}
+		return CancelStatusCancelled, nil
 	}
 	before := doc.Clone()
-	clear(ex.Pending)
+	clear(doc.Execution.Pending)
 	doc.MarkTerminal()
 	if err := a.save(ctx, t); err != nil {
 		t.doc = before
@@ -63,4 +67,24 @@ func (a *Adapter) Cancel(ctx context.Context, executionID, threadID, rosInvocati
 	}
 	a.touch()
 	return CancelStatusCancelled, nil
+}
+
+// cancelTarget resolves the execution to cancel (§7.1 steps 1–3); the
+// caller holds t.mu. A non-empty status answers at once.
+func cancelTarget(t *thread, executionID, rosInvocationID string) (status, taskID string, err error) {
+	doc := t.doc
+	if doc == nil {
+		return "", "", errExecutionNotFound
+	}
+	ex := &doc.Execution
+	if containsString(doc.TerminalExecutionIDs, executionID) {
+		return CancelStatusAlreadyTerminal, "", nil
+	}
+	if ex.ExecutionID != executionID || ex.RosInvocationID != rosInvocationID {
+		return "", "", errExecutionNotFound
+	}
+	if ex.TaskID != nil {
+		taskID = *ex.TaskID
+	}
+	return "", taskID, nil
 }
