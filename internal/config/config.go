@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/pypath"
 )
 
 // Defaults of the original (adapter.md §1.2).
@@ -117,7 +119,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 	cfg := &Config{}
 	y := yamlFile{}
 	if fv.config != "" {
-		cfg.ConfigPath = expandUser(fv.config, getenv)
+		cfg.ConfigPath = pypath.ExpandUser(fv.config, lookup(getenv))
 		if y, err = readYAML(cfg.ConfigPath); err != nil {
 			return nil, err
 		}

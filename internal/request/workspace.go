@@ -4,12 +4,12 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+	"github.com/iac-code-agui/iac-code-agui/internal/pypath"
 )
 
 const (
@@ -42,7 +42,7 @@ func AllowedRoots(configured []string) []string {
 		if c == "" {
 			continue
 		}
-		p, err := filepath.Abs(expandUser(c))
+		p, err := filepath.Abs(pypath.ExpandUser(c, os.LookupEnv))
 		if err != nil {
 			continue
 		}
@@ -60,10 +60,10 @@ func AllowedRoots(configured []string) []string {
 // ResolveWorkspace turns the raw cwd into the resolved workspace path,
 // creating it (mode 0700, with parents) when missing.
 func ResolveWorkspace(raw string, roots []string) (string, error) {
-	if raw == "" || !filepath.IsAbs(expandUser(raw)) {
+	if raw == "" || !filepath.IsAbs(pypath.ExpandUser(raw, os.LookupEnv)) {
 		return "", &WorkspaceError{Msg: i18n.MsgWorkspaceNotAbsolute}
 	}
-	logical := filepath.Clean(expandVars(expandUser(raw)))
+	logical := filepath.Clean(pypath.ExpandVars(pypath.ExpandUser(raw, os.LookupEnv), os.LookupEnv))
 	resolved, err := realpath(logical)
 	if err != nil {
 		return "", &WorkspaceError{Msg: i18n.MsgWorkspaceInvalid, Err: err}
@@ -157,90 +157,4 @@ func realpath(p string) (string, error) {
 		rest = append(strings.Split(target, sep), rest...)
 	}
 	return resolved, nil
-}
-
-// expandUser expands a leading ~ or ~name like Python's os.path.expanduser;
-// an unknown user or home leaves the path unchanged.
-func expandUser(p string) string {
-	if !strings.HasPrefix(p, "~") {
-		return p
-	}
-	i := strings.IndexByte(p, '/')
-	if i < 0 {
-		i = len(p)
-	}
-	var home string
-	if i == 1 {
-		if h, ok := os.LookupEnv("HOME"); ok {
-			home = h
-		} else if u, err := user.Current(); err == nil {
-			home = u.HomeDir
-		} else {
-			return p
-		}
-	} else {
-		u, err := user.Lookup(p[1:i])
-		if err != nil {
-			return p
-		}
-		home = u.HomeDir
-	}
-	home = strings.TrimRight(home, "/")
-	if out := home + p[i:]; out != "" {
-		return out
-	}
-	return "/"
-}
-
-// expandVars expands $name and ${name} like Python's posixpath.expandvars:
-// names are ASCII word characters, and unknown variables stay unchanged.
-func expandVars(p string) string {
-	if !strings.Contains(p, "$") {
-		return p
-	}
-	var b strings.Builder
-	for i := 0; i < len(p); {
-		if p[i] != '$' {
-			b.WriteByte(p[i])
-			i++
-			continue
-		}
-		name, end := varName(p, i+1)
-		if end < 0 {
-			b.WriteByte('$')
-			i++
-			continue
-		}
-		if v, ok := os.LookupEnv(name); ok {
-			b.WriteString(v)
-		} else {
-			b.WriteString(p[i:end])
-		}
-		i = end
-	}
-	return b.String()
-}
-
-// varName parses a variable name starting at j (just after '$'); end is
-// the index after the reference, or -1 when there is none.
-func varName(p string, j int) (name string, end int) {
-	if j < len(p) && p[j] == '{' {
-		k := strings.IndexByte(p[j+1:], '}')
-		if k < 0 {
-			return "", -1
-		}
-		return p[j+1 : j+1+k], j + 2 + k
-	}
-	k := j
-	for k < len(p) && isWord(p[k]) {
-		k++
-	}
-	if k == j {
-		return "", -1
-	}
-	return p[j:k], k
-}
-
-func isWord(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
