@@ -217,14 +217,23 @@ const scenarios = {
       },
     });
     expect(r.warnings.length === 0, `warnings ${r.warnings}`);
-    // The thread is released once the server saw the disconnect.
-    let next;
-    for (let i = 0; i < 50; i++) {
-      user(agent, "Create a VPC template");
-      next = await run(agent, { forwardedProps: iacCode() });
-      if (next.terminal?.type === "RUN_FINISHED") break;
-      await new Promise((res) => setTimeout(res, 100));
+    // The thread is released once the server saw the disconnect. Probe
+    // with a request that can never start a run (another workspace): while
+    // the aborted run holds the thread it gets THREAD_BUSY, afterwards
+    // THREAD_BINDING_CONFLICT. @ag-ui/client itself would throw on a 409.
+    let code = "";
+    for (let i = 0; i < 100 && code !== "THREAD_BINDING_CONFLICT"; i++) {
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...headers },
+        body: JSON.stringify({ threadId: agent.threadId, runId: randomUUID(), state: {}, messages: [], tools: [], context: [], forwardedProps: iacCode({ cwd: `${cwd}-elsewhere` }) }),
+      });
+      code = (await res.json()).error?.code ?? "";
+      if (code === "THREAD_BUSY") await new Promise((r) => setTimeout(r, 50));
     }
+    expect(code === "THREAD_BINDING_CONFLICT", `thread not released after the abort: ${code}`);
+    user(agent, "Create a VPC template");
+    const next = await run(agent, { forwardedProps: iacCode() });
     expectSingleTerminal(next, "RUN_FINISHED", { "outcome.type": "success" });
     return [next];
   },

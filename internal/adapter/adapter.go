@@ -23,6 +23,9 @@ type Options struct {
 	// beyond it are dropped and reloaded from the store on demand.
 	// DefaultMaxCachedThreads when zero.
 	MaxCachedThreads int
+	// Observer receives run, admission and state-write facts for metrics;
+	// nil means none.
+	Observer Observer
 }
 
 // DefaultMaxCachedThreads is the default bound of the thread cache. The
@@ -38,6 +41,7 @@ type Adapter struct {
 	roots  []string
 	log    *slog.Logger
 	now    func() time.Time
+	obs    Observer
 
 	mu        sync.Mutex // guards threads and lastActivity
 	threads   map[string]*thread
@@ -70,12 +74,16 @@ func New(o Options) *Adapter {
 	if o.MaxCachedThreads <= 0 {
 		o.MaxCachedThreads = DefaultMaxCachedThreads
 	}
+	if o.Observer == nil {
+		o.Observer = nopObserver{}
+	}
 	return &Adapter{
 		store:        o.Store,
 		client:       o.Client,
 		roots:        o.AllowedRoots,
 		log:          o.Logger,
 		now:          o.Now,
+		obs:          o.Observer,
 		threads:      make(map[string]*thread),
 		maxCached:    o.MaxCachedThreads,
 		lastActivity: o.Now(),
@@ -188,7 +196,10 @@ func (a *Adapter) Idle() (bool, time.Duration) {
 
 // save persists the thread document; the caller holds t.mu.
 func (a *Adapter) save(ctx context.Context, t *thread) error {
-	return a.store.Save(context.WithoutCancel(ctx), t.doc)
+	start := time.Now()
+	err := a.store.Save(context.WithoutCancel(ctx), t.doc)
+	a.obs.StateWrite(err, time.Since(start))
+	return err
 }
 
 // saveBestEffort persists and only logs a failure (adapter.md §11).

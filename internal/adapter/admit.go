@@ -37,6 +37,18 @@ func isNotFound(err error) bool { return errors.Is(err, state.ErrNotFound) }
 // Admit runs the admission algorithm of adapter.md §3.6. It returns an
 // *Error with the HTTP status to answer when the request is refused.
 func (a *Adapter) Admit(ctx context.Context, req Request) (*Run, error) {
+	run, err := a.admit(ctx, req)
+	if err != nil {
+		code := CodeStateUnavailable // what the server answers for a non-*Error
+		if e, ok := asError(err); ok {
+			code = e.Code
+		}
+		a.obs.AdmissionRejected(code)
+	}
+	return run, err
+}
+
+func (a *Adapter) admit(ctx context.Context, req Request) (*Run, error) {
 	in := req.Input
 	ic, err := request.ParseForwardedProps(in.ForwardedProps)
 	if err != nil {

@@ -8,4 +8,7 @@
 // translation of A2A data into AG-UI events to the pure mapper package. It
 // must not parse HTTP, encode SSE frames or decide file formats: the server,
 // agui and state packages own those.
+//
+// It reports coarse facts (runs, interrupts, admission refusals, state
+// writes) to an Observer and must not depend on a metrics library.
 package adapter

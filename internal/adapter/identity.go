@@ -144,7 +144,11 @@ func (rs *runState) commitInterrupt(ctx context.Context, inputs []mapper.Input) 
 	}
 	rs.m.RecordTextSnapshot()
 	before := doc.Clone()
+	var added []mapper.Input // an input already pending is not a new interrupt
 	for _, in := range inputs {
+		if _, ok := doc.Execution.Pending[in.ID]; !ok {
+			added = append(added, in)
+		}
 		doc.Execution.Pending[in.ID] = state.Pending{Value: in.Projection, Sideband: in.Sideband}
 	}
 	doc.Execution.TextSnapshotDigests = rs.m.TextDigests()
@@ -155,6 +159,7 @@ func (rs *runState) commitInterrupt(ctx context.Context, inputs []mapper.Input) 
 		return rs.failClosed(ctx, i18n.MsgInterruptedStateCommitFailed)
 	}
 	t.mu.Unlock()
+	rs.r.a.observeInterrupts(added)
 	return rs.announceInterrupts(ctx)
 }
 
@@ -167,6 +172,7 @@ func (rs *runState) announceInterrupts(ctx context.Context) error {
 	interrupts := pendingInterrupts(t.doc)
 	t.mu.Unlock()
 	rs.paused = true
+	rs.outcome = RunOutcomeInterrupt
 	rs.sessionEvent()
 	rs.buf = rs.m.CloseAll(rs.buf)
 	rs.buf = append(rs.buf, &agui.RunFinished{

@@ -161,6 +161,12 @@ func (rs *runState) reconcile(ctx context.Context, task *a2a.Event, inputs []map
 	_, hasPerms := ic["pendingPermissions"]
 	replace := isTerminalState(task.State()) || (!known && (hasInput || hasPerms))
 	changed := false
+	var added []mapper.Input // inputs that were not durable before
+	for _, in := range inputs {
+		if !announced[in.ID] {
+			added = append(added, in)
+		}
+	}
 	if replace {
 		for id := range pending {
 			delete(pending, id)
@@ -180,6 +186,7 @@ func (rs *runState) reconcile(ctx context.Context, task *a2a.Event, inputs []map
 		if err := rs.r.a.save(ctx, t); err != nil {
 			return nil, runErr(CodeStatePersistenceFailed, i18n.MsgResumeReconcileCommitFailed)
 		}
+		rs.r.a.observeInterrupts(added)
 	}
 	return announced, nil
 }

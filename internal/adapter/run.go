@@ -50,6 +50,11 @@ type runState struct {
 	// bound* cache the identities once the task and session are durable,
 	// so identity checks of streamed tokens take no lock.
 	boundTask, boundSession, boundContext string
+	// outcome and code are the decided end of the run ("" until then: a
+	// disconnect); events counts the AG-UI events written (Observer).
+	outcome, code string
+	events        int
+	started       time.Time
 }
 
 // Stream executes the run, writing its events to sink, and releases the
@@ -57,6 +62,7 @@ type runState struct {
 // cancellation is the disconnect signal (agui-1.0.md §1.2).
 func (r *Run) Stream(ctx context.Context, sink Sink) {
 	rs := r.newRunState(sink)
+	r.a.obs.RunStarted(rs.kind())
 	defer r.release(ctx, rs)
 	rs.buf = append(rs.buf, &agui.RunStarted{ThreadID: r.in.ThreadID, RunID: r.in.RunID, ParentRunID: r.in.ParentRunID})
 	rs.buf = rs.m.ReopenSteps(rs.buf)
@@ -92,7 +98,7 @@ func (r *Run) newRunState(sink Sink) *runState {
 		}
 	}
 	cfg.Answered = func(id string) bool { return answered[id] }
-	return &runState{r: r, m: mapper.New(cfg), sink: sink, buf: make([]agui.Event, 0, 16), answered: answered}
+	return &runState{r: r, m: mapper.New(cfg), sink: sink, buf: make([]agui.Event, 0, 16), answered: answered, started: time.Now()}
 }
 
 // newTurn sends the latest user message and follows the A2A stream.
@@ -187,6 +193,9 @@ func (rs *runState) flush() error {
 		return nil
 	}
 	err := rs.sink.WriteBatch(rs.buf)
+	if err == nil {
+		rs.events += len(rs.buf)
+	}
 	clear(rs.buf)
 	rs.buf = rs.buf[:0]
 	if err != nil {
@@ -202,6 +211,7 @@ func (rs *runState) end(ctx context.Context) error {
 	rs.buf = rs.m.CloseAll(rs.buf)
 	switch rs.lastState {
 	case a2a.StateCompleted, a2a.StateInputRequired:
+		rs.outcome = RunOutcomeSuccess
 		rs.buf = append(rs.buf, &agui.RunFinished{
 			ThreadID: rs.r.in.ThreadID, RunID: rs.r.in.RunID,
 			Outcome: agui.Outcome{Type: agui.OutcomeSuccess}, Usage: rs.m.Usage(),
@@ -216,7 +226,9 @@ func (rs *runState) end(ctx context.Context) error {
 	return rs.flush()
 }
 
+// runError builds the run's terminal RUN_ERROR and records the outcome.
 func (rs *runState) runError(code, msg string) *agui.RunError {
+	rs.outcome, rs.code = RunOutcomeError, code
 	return &agui.RunError{Code: code, Message: i18n.T(rs.r.lang, msg), Usage: rs.m.Usage()}
 }
 
@@ -256,8 +268,12 @@ func (rs *runState) cancelTask(ctx context.Context) {
 	}
 }
 
-// release settles a run that ends without having done so (a disconnect).
-func (r *Run) release(ctx context.Context, rs *runState) { r.settle(ctx, rs) }
+// release settles a run that ends without having done so (a disconnect),
+// then reports the run's end, once its last event was written.
+func (r *Run) release(ctx context.Context, rs *runState) {
+	r.settle(ctx, rs)
+	rs.report()
+}
 
 // settle ends the run's hold on its thread: the execution is marked
 // terminal when the run completed without a pending interrupt, a

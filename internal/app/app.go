@@ -20,6 +20,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/config"
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+	"github.com/iac-code-agui/iac-code-agui/internal/metrics"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
@@ -95,13 +96,15 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		return err
 	}
 	defer up.stop()
+	m := metrics.New()
 	ad := adapter.New(adapter.Options{
 		Store:        state.NewFileStore(cfg.StateDir),
 		Client:       a2a.New(up.url, up.token),
 		AllowedRoots: request.AllowedRoots(cfg.AllowedCWDs),
 		Logger:       logger,
+		Observer:     m,
 	})
-	h := server.New(server.Options{Adapter: ad, AuthToken: cfg.AuthToken, Version: Version, Logger: logger})
+	h := server.New(server.Options{Adapter: ad, AuthToken: cfg.AuthToken, Version: Version, Logger: logger, Metrics: m})
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

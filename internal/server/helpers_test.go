@@ -19,6 +19,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
 	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
+	"github.com/iac-code-agui/iac-code-agui/internal/metrics"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
@@ -31,6 +32,9 @@ type env struct {
 	Root     string
 	StateDir string
 	Agent    *demoagent.Agent
+	// Metrics is this adapter's registry; every test runs through the
+	// request counter, so SSE tests also cover its response wrapper.
+	Metrics  *metrics.Metrics
 	agentURL string
 	opts     envOptions
 }
@@ -73,13 +77,15 @@ func (e *env) serve(t *testing.T) {
 	if e.opts.wrap != nil {
 		store = e.opts.wrap(store)
 	}
+	e.Metrics = metrics.New()
 	ad := adapter.New(adapter.Options{
+		Observer:         e.Metrics,
 		Store:            store,
 		Client:           a2a.New(e.agentURL, "upstream-token"),
 		AllowedRoots:     request.AllowedRoots([]string{e.Root}),
 		MaxCachedThreads: e.opts.maxCached,
 	})
-	h := server.New(server.Options{Adapter: ad, AuthToken: e.opts.authToken, Version: "test", Heartbeat: e.opts.heartbeat})
+	h := server.New(server.Options{Adapter: ad, AuthToken: e.opts.authToken, Version: "test", Heartbeat: e.opts.heartbeat, Metrics: e.Metrics})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	e.URL = srv.URL + "/"

@@ -30,7 +30,18 @@ type Options struct {
 	// Heartbeat is the SSE idle interval (15 s when zero).
 	Heartbeat time.Duration
 	Logger    *slog.Logger
+	// Metrics, when set, serves GET /metrics and counts every answered
+	// request; nil means neither.
+	Metrics Metrics
 }
+
+// Route patterns; the request counter labels requests by them.
+const (
+	patternHealth  = "GET /health"
+	patternRun     = "POST /{$}"
+	patternCancel  = "POST /extensions/iac-code/v1/executions/{executionId}/cancel"
+	patternMetrics = "GET /metrics"
+)
 
 // Handler serves the adapter's routes.
 type Handler struct {
@@ -48,13 +59,22 @@ func New(o Options) *Handler {
 		o.Heartbeat = 15 * time.Second
 	}
 	h := &Handler{opts: o, mux: http.NewServeMux(), log: o.Logger}
-	h.mux.HandleFunc("GET /health", h.health)
-	h.mux.HandleFunc("POST /{$}", h.run)
-	h.mux.HandleFunc("POST /extensions/iac-code/v1/executions/{executionId}/cancel", h.cancel)
+	h.mux.HandleFunc(patternHealth, h.health)
+	h.mux.HandleFunc(patternRun, h.run)
+	h.mux.HandleFunc(patternCancel, h.cancel)
+	if o.Metrics != nil {
+		h.mux.HandleFunc(patternMetrics, h.metrics)
+	}
 	return h
 }
 
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.opts.Metrics == nil {
+		h.mux.ServeHTTP(w, r)
+		return
+	}
+	h.serveCounted(w, r)
+}
 
 // Connection timeouts; variables so tests can shorten them.
 var (
