@@ -110,7 +110,7 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
-	srv := server.NewHTTPServer(addr, h)
+	srv := server.NewHTTPServer(addr, h, server.Timeouts{})
 	logger.Info("AG-UI adapter listening", "url", "http://"+ln.Addr().String()+"/", "a2a", up.url, "upstream", up.kind, "stateDir", cfg.StateDir)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

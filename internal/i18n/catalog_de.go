@@ -31,6 +31,7 @@ var de = map[string]string{
 	MsgResumeRequired:            "Der AG-UI-Thread wartet auf Antworten zu Unterbrechungen.",
 	MsgToolsNotSupported:         "Vom Client bereitgestellte Tools werden nicht unterstützt.",
 	MsgCancelTooLarge:            "Der Body der Abbruchanfrage ist zu groß.",
+	MsgRequestTimeout:            "Der Anfrage-Body ist nicht rechtzeitig eingegangen.",
 	MsgCancelInvalidJSON:         "Der Body der Abbruchanfrage ist kein gültiges JSON.",
 	MsgCancelNotObject:           "Die Abbruchanfrage muss ein JSON-Objekt sein.",
 	MsgCancelIdentityRequired:    "threadId und rosInvocationId sind erforderlich.",

@@ -31,6 +31,7 @@ var es = map[string]string{
 	MsgResumeRequired:            "El thread AG-UI está esperando respuestas a los Interrupt.",
 	MsgToolsNotSupported:         "No se admiten herramientas proporcionadas por el cliente.",
 	MsgCancelTooLarge:            "El cuerpo de la solicitud de cancelación es demasiado grande.",
+	MsgRequestTimeout:            "El cuerpo de la solicitud no se recibió a tiempo.",
 	MsgCancelInvalidJSON:         "El cuerpo de la solicitud de cancelación no es JSON válido.",
 	MsgCancelNotObject:           "La solicitud de cancelación debe ser un objeto JSON.",
 	MsgCancelIdentityRequired:    "threadId y rosInvocationId son obligatorios.",

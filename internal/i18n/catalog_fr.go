@@ -31,6 +31,7 @@ var fr = map[string]string{
 	MsgResumeRequired:            "Le thread AG-UI attend des réponses aux interruptions.",
 	MsgToolsNotSupported:         "Les outils fournis par le client ne sont pas pris en charge.",
 	MsgCancelTooLarge:            "Le corps de la requête d'annulation est trop volumineux.",
+	MsgRequestTimeout:            "Le corps de la requête n'a pas été reçu à temps.",
 	MsgCancelInvalidJSON:         "Le corps de la requête d'annulation n'est pas un JSON valide.",
 	MsgCancelNotObject:           "La requête d'annulation doit être un objet JSON.",
 	MsgCancelIdentityRequired:    "threadId et rosInvocationId sont obligatoires.",

@@ -31,6 +31,7 @@ var ja = map[string]string{
 	MsgResumeRequired:            "この AG-UI スレッドは割り込みへの応答を待っています。",
 	MsgToolsNotSupported:         "クライアントが提供するツールはサポートされていません。",
 	MsgCancelTooLarge:            "キャンセルリクエストの本文が大きすぎます。",
+	MsgRequestTimeout:            "リクエスト本文が時間内に受信されませんでした。",
 	MsgCancelInvalidJSON:         "キャンセルリクエストの本文が有効な JSON ではありません。",
 	MsgCancelNotObject:           "キャンセルリクエストは JSON オブジェクトである必要があります。",
 	MsgCancelIdentityRequired:    "threadId と rosInvocationId は必須です。",

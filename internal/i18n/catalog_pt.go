@@ -31,6 +31,7 @@ var pt = map[string]string{
 	MsgResumeRequired:            "O thread AG-UI está aguardando respostas às interrupções.",
 	MsgToolsNotSupported:         "Ferramentas fornecidas pelo cliente não são suportadas.",
 	MsgCancelTooLarge:            "O corpo da solicitação de cancelamento é grande demais.",
+	MsgRequestTimeout:            "O corpo da solicitação não foi recebido a tempo.",
 	MsgCancelInvalidJSON:         "O corpo da solicitação de cancelamento não é um JSON válido.",
 	MsgCancelNotObject:           "A solicitação de cancelamento deve ser um objeto JSON.",
 	MsgCancelIdentityRequired:    "threadId e rosInvocationId são obrigatórios.",

@@ -31,6 +31,7 @@ var zh = map[string]string{
 	MsgResumeRequired:            "该 AG-UI 线程正在等待中断响应。",
 	MsgToolsNotSupported:         "不支持客户端提供的工具。",
 	MsgCancelTooLarge:            "取消请求体过大。",
+	MsgRequestTimeout:            "未能及时收到请求体。",
 	MsgCancelInvalidJSON:         "取消请求体不是有效的 JSON。",
 	MsgCancelNotObject:           "取消请求必须是 JSON 对象。",
 	MsgCancelIdentityRequired:    "threadId 和 rosInvocationId 为必填项。",

@@ -22,22 +22,24 @@ const (
 
 // HTTP errors before the stream starts (adapter.md §2.3–§2.6).
 const (
-	MsgUnauthorized              = "A valid bearer token is required."
-	MsgUnsupportedMediaType      = "Content-Type must be application/json."
-	MsgRequestTooLarge           = "The AG-UI request body is too large."
-	MsgInvalidJSON               = "The request body is not valid JSON."
-	MsgInputNotObject            = "RunAgentInput must be a JSON object."
-	MsgInvalidEnvelope           = "Invalid AG-UI RunAgentInput envelope."
-	MsgInvalidForwardedProps     = "Invalid iac-code forwarded properties."
-	MsgStateUnavailable          = "The AG-UI adapter state is unavailable."
-	MsgExecutionToResumeLost     = "The execution to resume is no longer available."
-	MsgRunIDUsed                 = "The AG-UI run id has already been used."
-	MsgThreadBusy                = "The AG-UI thread already has an active run."
-	MsgThreadBindingConflict     = "The AG-UI thread is already bound to another workspace or caller."
-	MsgResumeMismatch            = "The resume request does not match the interrupted run."
-	MsgResumeRequired            = "The AG-UI thread is waiting for interrupt responses."
-	MsgToolsNotSupported         = "Client-provided tools are not supported."
-	MsgCancelTooLarge            = "The cancel request body is too large."
+	MsgUnauthorized          = "A valid bearer token is required."
+	MsgUnsupportedMediaType  = "Content-Type must be application/json."
+	MsgRequestTooLarge       = "The AG-UI request body is too large."
+	MsgInvalidJSON           = "The request body is not valid JSON."
+	MsgInputNotObject        = "RunAgentInput must be a JSON object."
+	MsgInvalidEnvelope       = "Invalid AG-UI RunAgentInput envelope."
+	MsgInvalidForwardedProps = "Invalid iac-code forwarded properties."
+	MsgStateUnavailable      = "The AG-UI adapter state is unavailable."
+	MsgExecutionToResumeLost = "The execution to resume is no longer available."
+	MsgRunIDUsed             = "The AG-UI run id has already been used."
+	MsgThreadBusy            = "The AG-UI thread already has an active run."
+	MsgThreadBindingConflict = "The AG-UI thread is already bound to another workspace or caller."
+	MsgResumeMismatch        = "The resume request does not match the interrupted run."
+	MsgResumeRequired        = "The AG-UI thread is waiting for interrupt responses."
+	MsgToolsNotSupported     = "Client-provided tools are not supported."
+	MsgCancelTooLarge        = "The cancel request body is too large."
+	// MsgRequestTimeout is ours: the original has no body deadline.
+	MsgRequestTimeout            = "The request body was not received in time."
 	MsgCancelInvalidJSON         = "The cancel request body is not valid JSON."
 	MsgCancelNotObject           = "The cancel request must be a JSON object."
 	MsgCancelIdentityRequired    = "threadId and rosInvocationId are required."
@@ -128,7 +130,7 @@ var messages = []string{
 	MsgUnauthorized, MsgUnsupportedMediaType, MsgRequestTooLarge, MsgInvalidJSON,
 	MsgInputNotObject, MsgInvalidEnvelope, MsgInvalidForwardedProps, MsgStateUnavailable,
 	MsgExecutionToResumeLost, MsgRunIDUsed, MsgThreadBusy, MsgThreadBindingConflict,
-	MsgResumeMismatch, MsgResumeRequired, MsgToolsNotSupported, MsgCancelTooLarge,
+	MsgResumeMismatch, MsgResumeRequired, MsgToolsNotSupported, MsgCancelTooLarge, MsgRequestTimeout,
 	MsgCancelInvalidJSON, MsgCancelNotObject, MsgCancelIdentityRequired, MsgExecutionNotFound,
 	MsgWorkspaceNotAbsolute, MsgWorkspaceInvalid, MsgWorkspaceOutsideRoots,
 	MsgWorkspaceNotDirectory, MsgWorkspaceCreateFailed, MsgUserMessageRequired,

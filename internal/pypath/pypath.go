@@ -78,6 +78,26 @@ func ExpandVars(p string, env Lookup) string {
 	return b.String()
 }
 
+// References lists the names of the variables that ExpandVars would look
+// up in p, in order, with repeats; "${}" yields the empty name.
+func References(p string) []string {
+	var names []string
+	for i := strings.IndexByte(p, '$'); i >= 0 && i < len(p); {
+		name, end := varName(p, i+1)
+		if end < 0 {
+			end = i + 1
+		} else {
+			names = append(names, name)
+		}
+		j := strings.IndexByte(p[end:], '$')
+		if j < 0 {
+			break
+		}
+		i = end + j
+	}
+	return names
+}
+
 // varName parses a variable name starting at j (just after '$'); end is
 // the index after the reference, or -1 when there is none.
 func varName(p string, j int) (name string, end int) {

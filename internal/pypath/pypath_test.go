@@ -1,6 +1,9 @@
 package pypath
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func env(m map[string]string) Lookup {
 	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
@@ -29,5 +32,25 @@ func TestExpand(t *testing.T) {
 	}
 	if got := ExpandUser("~", env(map[string]string{"HOME": "/"})); got != "/" {
 		t.Errorf("home / gives %q", got)
+	}
+}
+
+func TestReferences(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"/a/b", nil},
+		{"/$A/${B}/$A", []string{"A", "B", "A"}},
+		{"$", nil},
+		{"a$-b$", nil},
+		{"${}x", []string{""}},
+		{"${open", nil},
+		{"$1x_y.z", []string{"1x_y"}},
+		{"$$A", []string{"A"}},
+	} {
+		if got := References(c.in); !slices.Equal(got, c.want) {
+			t.Errorf("References(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }

@@ -63,7 +63,15 @@ func ResolveWorkspace(raw string, roots []string) (string, error) {
 	if raw == "" || !filepath.IsAbs(pypath.ExpandUser(raw, os.LookupEnv)) {
 		return "", &WorkspaceError{Msg: i18n.MsgWorkspaceNotAbsolute}
 	}
-	logical := filepath.Clean(pypath.ExpandVars(pypath.ExpandUser(raw, os.LookupEnv), os.LookupEnv))
+	// The original expands every environment variable here (Python's
+	// expandvars), which lets a caller read the server's environment,
+	// tokens and cloud secrets included, back through the path the agent
+	// echoes and the thread file stores. No variable is expanded: a cwd
+	// that names one, set or not, is refused (docs/decisions.md).
+	if len(pypath.References(raw)) > 0 {
+		return "", &WorkspaceError{Msg: i18n.MsgWorkspaceInvalid}
+	}
+	logical := filepath.Clean(pypath.ExpandUser(raw, os.LookupEnv))
 	resolved, err := realpath(logical)
 	if err != nil {
 		return "", &WorkspaceError{Msg: i18n.MsgWorkspaceInvalid, Err: err}

@@ -51,16 +51,37 @@ func TestResolveWorkspaceCreatesMissing(t *testing.T) {
 func TestResolveWorkspaceExpansion(t *testing.T) {
 	root, roots := testRoot(t)
 	t.Setenv("HOME", root)
-	t.Setenv("IAC_TEST_SUB", "sub")
 	if got, err := ResolveWorkspace("~/ws", roots); err != nil || got != filepath.Join(root, "ws") {
 		t.Fatalf("~: %q %v", got, err)
 	}
-	if got, err := ResolveWorkspace(root+"/$IAC_TEST_SUB/${IAC_TEST_SUB}", roots); err != nil || got != filepath.Join(root, "sub", "sub") {
-		t.Fatalf("vars: %q %v", got, err)
+	// A "$" that starts no reference stays literal, as in Python.
+	if got, err := ResolveWorkspace(root+"/a$-b/${c", roots); err != nil || got != root+"/a$-b/${c" {
+		t.Fatalf("literal $: %q %v", got, err)
 	}
-	// Unknown variables stay literally, as with Python's expandvars.
-	if got, err := ResolveWorkspace(root+"/$IAC_TEST_UNSET_VAR_X", roots); err != nil || got != root+"/$IAC_TEST_UNSET_VAR_X" {
-		t.Fatalf("unknown var: %q %v", got, err)
+}
+
+// TestResolveWorkspaceRefusesServerEnvironment is the regression test for
+// the finding that a cwd naming a server variable echoed its value (the
+// A2A token) back to the caller: every variable reference is refused,
+// set or unset, before anything is created.
+func TestResolveWorkspaceRefusesServerEnvironment(t *testing.T) {
+	root, roots := testRoot(t)
+	t.Setenv("IAC_CODE_AGUI_A2A_TOKEN", "s3cret-token")
+	t.Setenv("ALIBABA_CLOUD_ACCESS_KEY_SECRET", "ak-secret")
+	for _, raw := range []string{
+		root + "/${IAC_CODE_AGUI_A2A_TOKEN}",
+		root + "/$IAC_CODE_AGUI_A2A_TOKEN",
+		root + "/x/$ALIBABA_CLOUD_ACCESS_KEY_SECRET/y",
+		root + "/$IAC_TEST_UNSET_VAR_X",
+		root + "/${}",
+		root + "/$HOME",
+		root + "/${TMPDIR}/x",
+	} {
+		wantWorkspaceErr(t, raw, roots, i18n.MsgWorkspaceInvalid)
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil || len(entries) != 0 {
+		t.Fatalf("refused workspaces created %v (%v)", entries, err)
 	}
 }
 

@@ -36,6 +36,10 @@ func TestPreStreamErrors(t *testing.T) {
 	tools["tools"] = []any{map[string]any{"name": "t", "description": "d"}}
 	outside := e.body("thread-pre", "run-1", "hi", map[string]any{"cwd": "/etc"})
 	relative := e.body("thread-pre", "run-1", "hi", map[string]any{"cwd": "relative/dir"})
+	// A cwd naming a server variable must not echo its value (reliability
+	// finding 2): the variable is refused, set or not.
+	t.Setenv("IAC_CODE_AGUI_A2A_TOKEN", "upstream-s3cret")
+	envVar := e.body("thread-pre", "run-1", "hi", map[string]any{"cwd": e.Root + "/${IAC_CODE_AGUI_A2A_TOKEN}"})
 	longInvocation := e.body("thread-pre", "run-1", "hi", map[string]any{"rosInvocationId": strings.Repeat("x", 257)})
 	emptyThread := e.body("", "run-1", "hi", nil)
 	resumeUnknown := e.body("thread-never-seen", "run-1", "", nil)
@@ -61,6 +65,7 @@ func TestPreStreamErrors(t *testing.T) {
 		{"unknown iacCode field", unknownField, auth, 400, "INVALID_INPUT", "Invalid iac-code forwarded properties.", ""},
 		{"client tools", tools, auth, 400, "INVALID_INPUT", "Invalid iac-code forwarded properties.", ""},
 		{"cwd outside roots", outside, auth, 400, "INVALID_INPUT", "Invalid iac-code forwarded properties.", ""},
+		{"cwd names an environment variable", envVar, auth, 400, "INVALID_INPUT", "Invalid iac-code forwarded properties.", ""},
 		{"relative cwd", relative, auth, 400, "INVALID_INPUT", "Invalid iac-code forwarded properties.", ""},
 		{"rosInvocationId too long", longInvocation, auth, 400, "INVALID_INPUT", "Invalid iac-code forwarded properties.", ""},
 		{"empty thread id", emptyThread, auth, 503, "STATE_UNAVAILABLE", "The AG-UI adapter state is unavailable.", ""},

@@ -12,7 +12,7 @@ import (
 // cancel serves the cancellation extension (adapter.md §7.1).
 func (h *Handler) cancel(w http.ResponseWriter, r *http.Request) {
 	lang := requestLang(r)
-	body, ok := h.admitBody(w, r, lang, maxCancelBody, i18n.MsgCancelTooLarge)
+	body, ok := h.admitBody(w, r, lang, maxCancelBody, i18n.MsgCancelTooLarge, i18n.MsgCancelInvalidJSON)
 	if !ok {
 		return
 	}

@@ -47,6 +47,8 @@ type envOptions struct {
 	wrap func(state.Store) state.Store
 	// maxCached bounds the adapter's thread cache (0: the default).
 	maxCached int
+	// bodyTimeout is the handler's body deadline (0: the default).
+	bodyTimeout time.Duration
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -85,7 +87,7 @@ func (e *env) serve(t *testing.T) {
 		AllowedRoots:     request.AllowedRoots([]string{e.Root}),
 		MaxCachedThreads: e.opts.maxCached,
 	})
-	h := server.New(server.Options{Adapter: ad, AuthToken: e.opts.authToken, Version: "test", Heartbeat: e.opts.heartbeat, Metrics: e.Metrics})
+	h := server.New(server.Options{Adapter: ad, AuthToken: e.opts.authToken, Version: "test", Heartbeat: e.opts.heartbeat, Metrics: e.Metrics, BodyTimeout: e.opts.bodyTimeout})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	e.URL = srv.URL + "/"

@@ -16,7 +16,7 @@ import (
 // stream of the admitted run.
 func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 	lang := requestLang(r)
-	body, ok := h.admitBody(w, r, lang, maxRunBody, i18n.MsgRequestTooLarge)
+	body, ok := h.admitBody(w, r, lang, maxRunBody, i18n.MsgRequestTooLarge, i18n.MsgInvalidJSON)
 	if !ok {
 		return
 	}

@@ -15,9 +15,13 @@ import (
 const (
 	maxRunBody    = 12 << 20
 	maxCancelBody = 64 << 10
-	// bodyReadTimeout bounds a slow request body; it is lifted before the
-	// stream starts so that long SSE responses are never cut.
-	bodyReadTimeout = 60 * time.Second
+)
+
+// Default connection timeouts (Timeouts' zero values).
+const (
+	defaultReadHeaderTimeout = 10 * time.Second
+	defaultIdleTimeout       = 120 * time.Second
+	defaultBodyTimeout       = 60 * time.Second
 )
 
 // Options configures the handler.
@@ -33,6 +37,10 @@ type Options struct {
 	// Metrics, when set, serves GET /metrics and counts every answered
 	// request; nil means neither.
 	Metrics Metrics
+	// BodyTimeout bounds how long a request may take, from the moment its
+	// handler starts, to deliver its body (60 s when zero). It is lifted
+	// once the body is read, so that long SSE responses are never cut.
+	BodyTimeout time.Duration
 }
 
 // Route patterns; the request counter labels requests by them.
@@ -58,6 +66,9 @@ func New(o Options) *Handler {
 	if o.Heartbeat == 0 {
 		o.Heartbeat = 15 * time.Second
 	}
+	if o.BodyTimeout == 0 {
+		o.BodyTimeout = defaultBodyTimeout
+	}
 	h := &Handler{opts: o, mux: http.NewServeMux(), log: o.Logger}
 	h.mux.HandleFunc(patternHealth, h.health)
 	h.mux.HandleFunc(patternRun, h.run)
@@ -69,6 +80,12 @@ func New(o Options) *Handler {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// No request may hold its connection unboundedly before it is
+	// authenticated and admitted: the deadline covers a body that is
+	// announced and never sent, on every route (readBody lifts it once the
+	// body is in).
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.opts.BodyTimeout))
+	w, r = guardBody(w, r)
 	if h.opts.Metrics == nil {
 		h.mux.ServeHTTP(w, r)
 		return
@@ -76,21 +93,28 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.serveCounted(w, r)
 }
 
-// Connection timeouts; variables so tests can shorten them.
-var (
-	readHeaderTimeout = 10 * time.Second
-	idleTimeout       = 120 * time.Second
-)
+// Timeouts are the connection timeouts of NewHTTPServer; zero fields take
+// the defaults (10 s to read headers, 120 s idle between requests).
+type Timeouts struct {
+	ReadHeader time.Duration
+	Idle       time.Duration
+}
 
 // NewHTTPServer wraps a handler with timeouts that stop slow-header clients
 // without ever cutting a long SSE stream: there is no WriteTimeout, and the
-// body read deadline is set per request.
-func NewHTTPServer(addr string, h http.Handler) *http.Server {
+// body read deadline is set per request by the Handler.
+func NewHTTPServer(addr string, h http.Handler, t Timeouts) *http.Server {
+	if t.ReadHeader == 0 {
+		t.ReadHeader = defaultReadHeaderTimeout
+	}
+	if t.Idle == 0 {
+		t.Idle = defaultIdleTimeout
+	}
 	return &http.Server{
 		Addr:              addr,
 		Handler:           h,
-		ReadHeaderTimeout: readHeaderTimeout,
-		IdleTimeout:       idleTimeout,
+		ReadHeaderTimeout: t.ReadHeader,
+		IdleTimeout:       t.Idle,
 		MaxHeaderBytes:    64 << 10,
 	}
 }

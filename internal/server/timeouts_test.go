@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"io"
@@ -7,15 +7,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/server"
 )
 
 // TestTimeouts: a client that never finishes its headers is cut after the
 // read-header timeout, while a response that streams for longer than every
-// timeout is not (issue 2, server hygiene). Internal test: it shortens the
-// package's timeouts.
+// timeout is not (issue 2, server hygiene).
 func TestTimeouts(t *testing.T) {
-	readHeaderTimeout, idleTimeout = 200*time.Millisecond, 200*time.Millisecond
-	t.Cleanup(func() { readHeaderTimeout, idleTimeout = 10*time.Second, 120*time.Second })
 	long := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rc := http.NewResponseController(w)
 		for i := 0; i < 8; i++ { // 800 ms, four times the timeouts
@@ -29,7 +28,7 @@ func TestTimeouts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := NewHTTPServer(ln.Addr().String(), long)
+	srv := server.NewHTTPServer(ln.Addr().String(), long, server.Timeouts{ReadHeader: 200 * time.Millisecond, Idle: 200 * time.Millisecond})
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 
