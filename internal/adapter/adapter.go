@@ -51,16 +51,26 @@ type Adapter struct {
 	lastActivity time.Time
 }
 
-// thread is the in-memory entry of one loaded thread. Its mutex guards the
-// document and the active run; it is held across a save so that two writers
-// of the same thread are serialised while different threads proceed in
+// thread is the in-memory entry of one loaded thread. Its mutex guards doc,
+// rev and the active run; it is held across a save so that two writers of
+// the same thread are serialised while different threads proceed in
 // parallel.
+//
+// doc is immutable once installed: update replaces it with a saved copy and
+// nothing writes into it, so a reader may keep the pointer it read under
+// the lock and use it after unlocking (view).
 type thread struct {
 	mu        sync.Mutex
-	evicted   bool          // dropped from the cache: look the thread up again
-	loaded    bool          // the store was read (doc stays nil for a new thread)
-	doc       *state.Thread // nil until the thread's first admission
-	activeRun string        // in memory only: a restart clears it (adapter.md §6)
+	loaded    bool           // the store was read (doc stays nil for a new thread)
+	doc       *state.Thread  // nil until the thread's first admission
+	rev       state.Revision // the stored revision doc was loaded or saved at
+	activeRun string         // in memory only: a restart clears it (adapter.md §6)
+
+	// pins counts the operations holding the entry (a run, a cancel); it
+	// is guarded by Adapter.mu. A pinned entry is never evicted, so there
+	// is at most one entry per thread and no operation can write through
+	// an entry the cache has forgotten.
+	pins int
 }
 
 // New returns an Adapter.
@@ -90,24 +100,11 @@ func New(o Options) *Adapter {
 	}
 }
 
-// entry returns the cached entry of a thread, loading it on first use.
-// Nothing is scanned at start: only the requested thread is read
-// (adapter.md §8.7). A missing thread yields an entry with a nil doc.
-//
-// The entry is returned locked (the caller unlocks t.mu), so it cannot be
-// evicted between the lookup and its use.
-func (a *Adapter) entry(ctx context.Context, threadID string) (*thread, error) {
-	for {
-		t, err := a.lookup(ctx, threadID)
-		if err != nil || t != nil {
-			return t, err
-		}
-	}
-}
-
-// lookup returns the loaded entry locked, or nil when it was evicted
-// meanwhile (the caller looks again).
-func (a *Adapter) lookup(ctx context.Context, threadID string) (*thread, error) {
+// acquire returns the pinned, loaded entry of a thread; the caller
+// unpins it with a.unpin when its operation ends. Nothing is scanned at
+// start: only the requested thread is read (adapter.md §8.7). A missing
+// thread yields an entry with a nil doc.
+func (a *Adapter) acquire(ctx context.Context, threadID string) (*thread, error) {
 	a.mu.Lock()
 	t, ok := a.threads[threadID]
 	if !ok {
@@ -115,38 +112,57 @@ func (a *Adapter) lookup(ctx context.Context, threadID string) (*thread, error) 
 		t = &thread{}
 		a.threads[threadID] = t
 	}
+	t.pins++
 	a.mu.Unlock()
 	t.mu.Lock()
-	if t.evicted {
-		t.mu.Unlock()
-		return nil, nil
-	}
-	if t.loaded {
-		return t, nil
-	}
-	doc, err := a.store.Load(ctx, threadID)
-	switch {
-	case err == nil:
-		t.doc, t.loaded = doc, true
-	case isNotFound(err):
-		t.loaded = true
-	default:
-		// Do not cache a failure: a repaired file must become usable.
-		t.evicted = true
-		t.mu.Unlock()
-		a.mu.Lock()
-		if a.threads[threadID] == t {
-			delete(a.threads, threadID)
-		}
-		a.mu.Unlock()
+	err := a.loadLocked(ctx, t, threadID)
+	t.mu.Unlock()
+	if err != nil {
+		a.unpin(threadID, t)
 		return nil, err
 	}
 	return t, nil
 }
 
-// evictLocked drops idle threads while the cache is full. A thread is idle
-// when no run holds it; its document is durable, so dropping it loses
-// nothing. A thread whose lock is busy is skipped. The caller holds a.mu.
+// loadLocked reads the thread from the store unless it is loaded; the
+// caller holds t.mu. A failure is not cached: a repaired file must become
+// usable.
+func (a *Adapter) loadLocked(ctx context.Context, t *thread, threadID string) error {
+	if t.loaded {
+		return nil
+	}
+	doc, rev, err := a.store.Load(ctx, threadID)
+	switch {
+	case err == nil:
+		t.doc, t.rev = doc, rev
+	case isNotFound(err):
+		t.doc, t.rev = nil, state.NoRevision
+	default:
+		return err
+	}
+	t.loaded = true
+	return nil
+}
+
+// unpin ends an operation's hold on an entry. An entry that never loaded
+// leaves the cache with its last holder.
+func (a *Adapter) unpin(threadID string, t *thread) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	t.pins--
+	if t.pins == 0 && a.threads[threadID] == t {
+		t.mu.Lock()
+		loaded := t.loaded
+		t.mu.Unlock()
+		if !loaded {
+			delete(a.threads, threadID)
+		}
+	}
+}
+
+// evictLocked drops unpinned threads while the cache is full. An unpinned
+// thread has no run and no operation in flight; its document is durable,
+// so dropping it loses nothing. The caller holds a.mu.
 func (a *Adapter) evictLocked() {
 	if len(a.threads) < a.maxCached {
 		return
@@ -155,15 +171,19 @@ func (a *Adapter) evictLocked() {
 		if len(a.threads) < a.maxCached*9/10 {
 			return
 		}
-		if !t.mu.TryLock() {
-			continue
-		}
-		if t.activeRun == "" && t.loaded {
-			t.evicted = true
+		if t.pins == 0 {
 			delete(a.threads, id)
 		}
-		t.mu.Unlock()
 	}
+}
+
+// view returns the thread's current document (nil for a thread never
+// admitted). Installed documents are never modified, so the result may be
+// read without the lock; it is a snapshot, not a reservation.
+func (a *Adapter) view(t *thread) *state.Thread {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.doc
 }
 
 // touch records activity for the idle monitor.
@@ -192,19 +212,4 @@ func (a *Adapter) Idle() (bool, time.Duration) {
 		}
 	}
 	return true, since
-}
-
-// save persists the thread document; the caller holds t.mu.
-func (a *Adapter) save(ctx context.Context, t *thread) error {
-	start := time.Now()
-	err := a.store.Save(context.WithoutCancel(ctx), t.doc)
-	a.obs.StateWrite(err, time.Since(start))
-	return err
-}
-
-// saveBestEffort persists and only logs a failure (adapter.md §11).
-func (a *Adapter) saveBestEffort(ctx context.Context, t *thread) {
-	if err := a.save(ctx, t); err != nil {
-		a.log.Warn("Failed to persist AG-UI thread state", "threadId", t.doc.ThreadID, "error", err)
-	}
 }

@@ -38,6 +38,10 @@ func isNotFound(err error) bool { return errors.Is(err, state.ErrNotFound) }
 // *Error with the HTTP status to answer when the request is refused.
 func (a *Adapter) Admit(ctx context.Context, req Request) (*Run, error) {
 	run, err := a.admit(ctx, req)
+	if err != nil && ctx.Err() != nil {
+		// The client left during admission: no refusal to count.
+		return nil, err
+	}
 	if err != nil {
 		code := CodeStateUnavailable // what the server answers for a non-*Error
 		if e, ok := asError(err); ok {
@@ -70,67 +74,73 @@ func (a *Adapter) admit(ctx context.Context, req Request) (*Run, error) {
 	if _, err := state.FileKey(in.ThreadID); err != nil {
 		return nil, errStateUnavailable
 	}
-	t, err := a.entry(ctx, in.ThreadID)
+	t, err := a.acquire(ctx, in.ThreadID)
 	if err != nil {
+		if ctx.Err() != nil {
+			// The client left during admission: not a state failure.
+			return nil, ctx.Err()
+		}
 		a.log.Warn("AG-UI thread state unavailable", "threadId", in.ThreadID, "error", err)
 		return nil, errStateUnavailable
 	}
-	resume := len(in.Resume) > 0
-	defer t.mu.Unlock()
-	if t.doc == nil && resume {
-		return nil, errExecutionLost
-	}
-	var before *state.Thread
-	if t.doc != nil {
-		before = t.doc.Clone()
-	}
-	fresh := t.doc == nil
-	if fresh {
-		t.doc = state.NewThread(in.ThreadID, cwd, ic.UserID, uuid.NewString(), ic.RosInvocationID)
-	}
-	undo := func() {
-		if fresh {
-			t.doc = nil
-		} else {
-			t.doc = before
-		}
-	}
-	doc := t.doc
-	if prev, ok := doc.RunDigests[in.RunID]; ok {
-		undo()
-		if prev == digest {
-			return nil, errDuplicateRunID
-		}
-		return nil, errRunIDConflict
-	}
-	if t.activeRun != "" {
-		undo()
-		return nil, errThreadBusy
-	}
-	if doc.CWD != cwd || !sameOptional(doc.UserID, ic.UserID) {
-		undo()
-		return nil, errBindingConflict
-	}
-	switch {
-	case resume && doc.Execution.RosInvocationID != ic.RosInvocationID:
-		undo()
-		return nil, errResumeMismatch
-	case !resume && len(doc.Execution.Pending) > 0:
-		undo()
-		return nil, errResumeRequired
-	case !resume && !fresh:
-		rotate(doc, ic.RosInvocationID)
-	}
-	doc.RunDigests[in.RunID] = digest
-	t.activeRun = in.RunID
-	if err := a.save(ctx, t); err != nil {
-		a.log.Warn("Failed to persist AG-UI thread state", "threadId", in.ThreadID, "error", err)
-		t.activeRun = ""
-		undo()
-		return nil, errStateUnavailable
+	run := &Run{a: a, t: t, in: in, ic: ic, cwd: cwd, lang: req.Lang, resume: len(in.Resume) > 0}
+	if err := a.admitLocked(ctx, run, digest); err != nil {
+		a.unpin(in.ThreadID, t)
+		return nil, err
 	}
 	a.touch()
-	return &Run{a: a, t: t, in: in, ic: ic, cwd: cwd, lang: req.Lang, resume: resume}, nil
+	return run, nil
+}
+
+// admitLocked checks the request against the thread (§3.6) and records
+// the run id and the active run, in one update.
+func (a *Adapter) admitLocked(ctx context.Context, run *Run, digest string) error {
+	t, in, ic := run.t, run.in, run.ic
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	// THREAD_BUSY comes after the run-id checks (§3.6): an idempotent
+	// replay of the active run is still a duplicate.
+	busy := t.activeRun != ""
+	_, err := a.updateLocked(ctx, t, func(doc *state.Thread) (*state.Thread, error) {
+		fresh := doc == nil
+		if fresh && run.resume {
+			return nil, errExecutionLost
+		}
+		if fresh {
+			doc = state.NewThread(in.ThreadID, run.cwd, ic.UserID, uuid.NewString(), ic.RosInvocationID)
+		}
+		if prev, ok := doc.RunDigests[in.RunID]; ok {
+			if prev == digest {
+				return nil, errDuplicateRunID
+			}
+			return nil, errRunIDConflict
+		}
+		if busy {
+			return nil, errThreadBusy
+		}
+		if doc.CWD != run.cwd || !sameOptional(doc.UserID, ic.UserID) {
+			return nil, errBindingConflict
+		}
+		switch {
+		case run.resume && doc.Execution.RosInvocationID != ic.RosInvocationID:
+			return nil, errResumeMismatch
+		case !run.resume && len(doc.Execution.Pending) > 0:
+			return nil, errResumeRequired
+		case !run.resume && !fresh:
+			rotate(doc, ic.RosInvocationID)
+		}
+		doc.RunDigests[in.RunID] = digest
+		return doc, nil
+	})
+	if err != nil {
+		if _, ok := asError(err); !ok {
+			a.log.Warn("Failed to persist AG-UI thread state", "threadId", in.ThreadID, "error", err)
+			return errStateUnavailable
+		}
+		return err
+	}
+	t.activeRun = in.RunID
+	return nil
 }
 
 // rotate starts a new execution for a new normal turn (adapter.md §8.10).

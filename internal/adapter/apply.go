@@ -10,6 +10,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/agui"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
+	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
 
 // apply sends the validated answers to A2A (adapter.md §5.8) and follows the
@@ -154,17 +155,11 @@ func (rs *runState) applySideband(ctx context.Context, perms []answer, taskID, c
 // one write; a failed write fails closed (§5.9 step 4). It then announces
 // the resumed run and the answered tool's result.
 func (rs *runState) commitAnswer(ctx context.Context, a answer, label string) error {
-	t := rs.r.t
-	t.mu.Lock()
-	doc := t.doc
-	before := doc.Clone()
-	doc.AddApplied(doc.Execution.ExecutionID, a.entry.InterruptID, a.digest)
-	delete(doc.Execution.Pending, a.entry.InterruptID)
-	err := rs.r.a.save(ctx, t)
-	if err != nil {
-		t.doc = before
-	}
-	t.mu.Unlock()
+	_, err := rs.r.a.update(ctx, rs.r.t, func(doc *state.Thread) (*state.Thread, error) {
+		doc.AddApplied(doc.Execution.ExecutionID, a.entry.InterruptID, a.digest)
+		delete(doc.Execution.Pending, a.entry.InterruptID)
+		return doc, nil
+	})
 	if err != nil {
 		return rs.failClosed(ctx, i18n.MsgAcceptedResponseCommitFailed)
 	}

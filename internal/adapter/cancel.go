@@ -8,6 +8,7 @@ import (
 
 	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
 
 // Cancel statuses of the cancellation extension (adapter.md §7.1).
@@ -20,14 +21,17 @@ const (
 // already validated request body. It returns the status to report or an
 // *Error carrying its HTTP status.
 func (a *Adapter) Cancel(ctx context.Context, executionID, threadID, rosInvocationID string) (string, error) {
-	t, err := a.entry(ctx, threadID)
+	t, err := a.acquire(ctx, threadID)
 	if err != nil {
 		// The original does not catch this (§12.9); a thread whose file
 		// cannot be read answers like admission does (docs/decisions.md).
 		return "", errStateUnavailable
 	}
-	status, taskID, err := cancelTarget(t, executionID, rosInvocationID)
-	t.mu.Unlock()
+	// The pin keeps the entry in the cache while A2A cancels without the
+	// thread lock, so the write below goes through the one entry of the
+	// thread, on the revision it holds now.
+	defer a.unpin(threadID, t)
+	status, taskID, err := cancelTarget(a.view(t), executionID, rosInvocationID)
 	if err != nil || status != "" {
 		return status, err
 	}
@@ -44,35 +48,31 @@ func (a *Adapter) Cancel(ctx context.Context, executionID, threadID, rosInvocati
 			a.log.Warn("A2A CancelTask failed", "taskId", taskID, "error", err)
 			return "", newErr(http.StatusServiceUnavailable, CodeA2AUnavailable, i18n.MsgA2AUnavailable)
 		}
-		refused = err != nil // not cancelable: the task had already stopped
+		// Not cancelable: the task had already reached a terminal state.
+		refused = err != nil
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	doc := t.doc
-	if doc.Execution.ExecutionID != executionID || containsString(doc.TerminalExecutionIDs, executionID) {
-		// The run ended meanwhile: it saw our cancellation, or it had
-		// finished on its own and A2A refused to cancel.
-		if refused {
-			return CancelStatusAlreadyTerminal, nil
+	_, err = a.update(ctx, t, func(doc *state.Thread) (*state.Thread, error) {
+		if doc == nil || doc.Execution.ExecutionID != executionID || containsString(doc.TerminalExecutionIDs, executionID) {
+			// The run ended meanwhile: it saw our cancellation, or it had
+			// finished on its own and A2A refused to cancel.
+			return nil, errNoChange
 		}
-		return CancelStatusCancelled, nil
-	}
-	before := doc.Clone()
-	clear(doc.Execution.Pending)
-	doc.MarkTerminal()
-	if err := a.save(ctx, t); err != nil {
-		t.doc = before
+		return endExecution(doc)
+	})
+	if err != nil {
 		a.log.Warn("Failed to persist AG-UI thread state", "threadId", threadID, "error", err)
 		return "", newErr(http.StatusServiceUnavailable, CodeStatePersistenceFailed, i18n.MsgCancelNotCommitted)
 	}
 	a.touch()
+	if refused {
+		return CancelStatusAlreadyTerminal, nil
+	}
 	return CancelStatusCancelled, nil
 }
 
-// cancelTarget resolves the execution to cancel (§7.1 steps 1–3); the
-// caller holds t.mu. A non-empty status answers at once.
-func cancelTarget(t *thread, executionID, rosInvocationID string) (status, taskID string, err error) {
-	doc := t.doc
+// cancelTarget resolves the execution to cancel (§7.1 steps 1–3). A
+// non-empty status answers at once.
+func cancelTarget(doc *state.Thread, executionID, rosInvocationID string) (status, taskID string, err error) {
 	if doc == nil {
 		return "", "", errExecutionNotFound
 	}

@@ -15,10 +15,7 @@ import (
 // binding without changing it (adapter.md §4.6).
 func (rs *runState) checkIdentity(ev *a2a.Event) error {
 	taskID, contextID, sessionID := mapper.Identity(ev)
-	t := rs.r.t
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	doc := t.doc
+	doc := rs.r.a.view(rs.r.t)
 	if taskID != "" && doc.Execution.TaskID != nil && *doc.Execution.TaskID != taskID {
 		return runErr(CodeA2AProtocolError, i18n.MsgTaskIdentityChanged)
 	}
@@ -45,32 +42,38 @@ func (rs *runState) bindIdentity(ctx context.Context, ev *a2a.Event) error {
 	if err := rs.checkIdentity(ev); err != nil {
 		return err
 	}
-	t := rs.r.t
-	t.mu.Lock()
-	doc := t.doc
-	var failMsg string
-	if taskID != "" && doc.Execution.TaskID == nil {
-		doc.Execution.TaskID = &taskID
-		if err := rs.r.a.save(ctx, t); err != nil {
-			failMsg = i18n.MsgMappingCommitFailed
-		}
+	a, t := rs.r.a, rs.r.t
+	if taskID != "" && rs.seenTask == "" {
+		rs.seenTask = taskID // cancellable even if its commit fails
 	}
-	if failMsg == "" && sessionID != "" && doc.IacCodeSessionID == nil {
-		doc.IacCodeSessionID = &sessionID
-		if err := rs.r.a.save(ctx, t); err != nil {
-			failMsg = i18n.MsgSessionMappingCommitFailed
+	// The task id and the session id are two commits, each failing closed
+	// with its own message (§9.3).
+	_, err := a.update(ctx, t, func(doc *state.Thread) (*state.Thread, error) {
+		if taskID == "" || doc.Execution.TaskID != nil {
+			return nil, errNoChange
 		}
+		doc.Execution.TaskID = &taskID
+		return doc, nil
+	})
+	if err != nil {
+		return rs.failClosed(ctx, i18n.MsgMappingCommitFailed)
+	}
+	doc, err := a.update(ctx, t, func(doc *state.Thread) (*state.Thread, error) {
+		if sessionID == "" || doc.IacCodeSessionID != nil {
+			return nil, errNoChange
+		}
+		doc.IacCodeSessionID = &sessionID
+		return doc, nil
+	})
+	if err != nil {
+		return rs.failClosed(ctx, i18n.MsgSessionMappingCommitFailed)
 	}
 	ready := doc.Execution.TaskID != nil && doc.IacCodeSessionID != nil
-	if ready && failMsg == "" {
+	if ready {
 		rs.boundTask, rs.boundSession, rs.boundContext = *doc.Execution.TaskID, *doc.IacCodeSessionID, doc.ContextID
-	}
-	t.mu.Unlock()
-	if failMsg != "" {
-		return rs.failClosed(ctx, failMsg)
-	}
-	if ready && !rs.sessionSent {
-		rs.sessionEvent()
+		if !rs.sessionSent {
+			rs.sessionEvent()
+		}
 	}
 	return nil
 }
@@ -88,12 +91,18 @@ func (rs *runState) failClosed(ctx context.Context, msg string) error {
 // execution is marked terminal, persisted best effort.
 func (rs *runState) abandon(ctx context.Context) {
 	rs.cancelTask(ctx)
-	t := rs.r.t
-	t.mu.Lock()
-	clear(t.doc.Execution.Pending)
-	t.doc.MarkTerminal()
-	rs.r.a.saveBestEffort(ctx, t)
-	t.mu.Unlock()
+	rs.r.a.updateBestEffort(ctx, rs.r.t, endExecution)
+}
+
+// endExecution clears the pending interrupts and marks the current
+// execution terminal.
+func endExecution(doc *state.Thread) (*state.Thread, error) {
+	if doc == nil {
+		return nil, errNoChange
+	}
+	clear(doc.Execution.Pending)
+	doc.MarkTerminal()
+	return doc, nil
 }
 
 // sessionEvent appends CUSTOM iac-code.session.v1 once per run (§4.14).
@@ -102,9 +111,7 @@ func (rs *runState) sessionEvent() {
 		return
 	}
 	rs.sessionSent = true
-	t := rs.r.t
-	t.mu.Lock()
-	doc := t.doc
+	doc := rs.r.a.view(rs.r.t)
 	value := map[string]any{
 		"schemaVersion":   1,
 		"threadId":        doc.ThreadID,
@@ -115,7 +122,6 @@ func (rs *runState) sessionEvent() {
 		"rosInvocationId": doc.Execution.RosInvocationID,
 		"sessionId":       optional(doc.IacCodeSessionID),
 	}
-	t.mu.Unlock()
 	rs.buf = append(rs.buf, &agui.Custom{Name: "iac-code.session.v1", Value: value})
 }
 
@@ -129,36 +135,35 @@ func optional(s *string) any {
 // commitInterrupt persists new required inputs before announcing them, then
 // closes the spans and ends the run with the interrupt outcome (§5.4).
 func (rs *runState) commitInterrupt(ctx context.Context, inputs []mapper.Input) error {
-	t := rs.r.t
-	t.mu.Lock()
-	doc := t.doc
+	doc := rs.r.a.view(rs.r.t)
 	var taskID string
 	if doc.Execution.TaskID != nil {
 		taskID = *doc.Execution.TaskID
 	}
 	for _, in := range inputs {
 		if mapper.ForeignInput(in, taskID, doc.ContextID) {
-			t.mu.Unlock()
 			return runErr(CodeA2AProtocolError, i18n.MsgInterruptForeign)
 		}
 	}
 	rs.m.RecordTextSnapshot()
-	before := doc.Clone()
+	digests := rs.m.TextDigests()
+	seq, open := rs.m.PipelineSequence(), rs.m.DurableOpenSteps()
 	var added []mapper.Input // an input already pending is not a new interrupt
-	for _, in := range inputs {
-		if _, ok := doc.Execution.Pending[in.ID]; !ok {
-			added = append(added, in)
+	_, err := rs.r.a.update(ctx, rs.r.t, func(doc *state.Thread) (*state.Thread, error) {
+		added = added[:0]
+		for _, in := range inputs {
+			if _, ok := doc.Execution.Pending[in.ID]; !ok {
+				added = append(added, in)
+			}
+			doc.Execution.Pending[in.ID] = state.Pending{Value: in.Projection, Sideband: in.Sideband}
 		}
-		doc.Execution.Pending[in.ID] = state.Pending{Value: in.Projection, Sideband: in.Sideband}
-	}
-	doc.Execution.TextSnapshotDigests = rs.m.TextDigests()
-	rs.syncPipeline()
-	if err := rs.r.a.save(ctx, t); err != nil {
-		t.doc = before
-		t.mu.Unlock()
+		doc.Execution.TextSnapshotDigests = digests
+		doc.Execution.PipelineSequence, doc.Execution.PipelineOpenSteps = seq, open
+		return doc, nil
+	})
+	if err != nil {
 		return rs.failClosed(ctx, i18n.MsgInterruptedStateCommitFailed)
 	}
-	t.mu.Unlock()
 	rs.r.a.observeInterrupts(added)
 	return rs.announceInterrupts(ctx)
 }
@@ -167,10 +172,7 @@ func (rs *runState) commitInterrupt(ctx context.Context, inputs []mapper.Input) 
 // durable pending input: spans closed first, the thread released, then
 // RUN_FINISHED. A client lost at this point resumes later.
 func (rs *runState) announceInterrupts(ctx context.Context) error {
-	t := rs.r.t
-	t.mu.Lock()
-	interrupts := pendingInterrupts(t.doc)
-	t.mu.Unlock()
+	interrupts := pendingInterrupts(rs.r.a.view(rs.r.t))
 	rs.paused = true
 	rs.outcome = RunOutcomeInterrupt
 	rs.sessionEvent()
@@ -188,7 +190,7 @@ func (rs *runState) announceInterrupts(ctx context.Context) error {
 }
 
 // pendingInterrupts rebuilds the AG-UI interrupts of every pending input,
-// sorted by id; the caller holds the thread lock.
+// sorted by id.
 func pendingInterrupts(doc *state.Thread) []agui.Interrupt {
 	ids := make([]string, 0, len(doc.Execution.Pending))
 	for id := range doc.Execution.Pending {

@@ -36,9 +36,7 @@ func (rs *runState) resume(ctx context.Context) error {
 		digests[i] = d
 	}
 
-	t := r.t
-	t.mu.Lock()
-	doc := t.doc
+	doc := r.a.view(r.t)
 	execID := doc.Execution.ExecutionID
 	noTask := doc.Execution.TaskID == nil || len(doc.Execution.Pending) == 0
 	allApplied := true
@@ -55,7 +53,6 @@ func (rs *runState) resume(ctx context.Context) error {
 		sessionID = *doc.IacCodeSessionID
 	}
 	contextID, cwd := doc.ContextID, doc.CWD
-	t.mu.Unlock()
 
 	// Step 1.
 	if noTask {
@@ -119,10 +116,7 @@ func (rs *runState) resume(ctx context.Context) error {
 // catchUp fetches the pipeline state after the persisted cursor and maps it
 // (adapter.md §9.2). A 404 means there is no pipeline state.
 func (rs *runState) catchUp(ctx context.Context, taskID string) error {
-	t := rs.r.t
-	t.mu.Lock()
-	after := t.doc.Execution.PipelineSequence
-	t.mu.Unlock()
+	after := rs.r.a.view(rs.r.t).Execution.PipelineSequence
 	if seq := rs.m.PipelineSequence(); seq > after {
 		after = seq
 	}
@@ -140,12 +134,8 @@ func (rs *runState) catchUp(ctx context.Context, taskID string) error {
 // reconcile merges or replaces the durable pending set with the task's
 // current inputs (§5.6 step 5) and returns the ids the client has seen.
 func (rs *runState) reconcile(ctx context.Context, task *a2a.Event, inputs []mapper.Input, entries []agui.ResumeEntry) (map[string]bool, error) {
-	t := rs.r.t
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	pending := t.doc.Execution.Pending
-	announced := make(map[string]bool, len(pending))
-	for id := range pending {
+	announced := make(map[string]bool)
+	for id := range rs.r.a.view(rs.r.t).Execution.Pending {
 		announced[id] = true
 	}
 	known := false
@@ -160,34 +150,42 @@ func (rs *runState) reconcile(ctx context.Context, task *a2a.Event, inputs []map
 	_, hasInput := ic["input"]
 	_, hasPerms := ic["pendingPermissions"]
 	replace := isTerminalState(task.State()) || (!known && (hasInput || hasPerms))
-	changed := false
 	var added []mapper.Input // inputs that were not durable before
 	for _, in := range inputs {
 		if !announced[in.ID] {
 			added = append(added, in)
 		}
 	}
-	if replace {
-		for id := range pending {
-			delete(pending, id)
+	_, err := rs.r.a.update(ctx, rs.r.t, func(doc *state.Thread) (*state.Thread, error) {
+		pending := doc.Execution.Pending
+		changed := false
+		if replace && len(pending) > 0 {
+			clear(pending)
 			changed = true
 		}
+		for _, in := range inputs {
+			if _, ok := pending[in.ID]; !ok {
+				pending[in.ID] = state.Pending{Value: in.Projection, Sideband: in.Sideband}
+				changed = true
+			}
+		}
+		if !changed {
+			return nil, errNoChange
+		}
+		return doc, nil
+	})
+	if err != nil {
+		// A failed reconciliation write fails closed like every
+		// recovery-critical write (§9.3): the task is cancelled and the
+		// thread does not keep an interrupt nobody can answer.
+		return nil, rs.failClosed(ctx, i18n.MsgResumeReconcileCommitFailed)
+	}
+	if replace {
 		for id := range announced {
 			announced[id] = false
 		}
 	}
-	for _, in := range inputs {
-		if _, ok := pending[in.ID]; !ok {
-			pending[in.ID] = state.Pending{Value: in.Projection, Sideband: in.Sideband}
-			changed = true
-		}
-	}
-	if changed {
-		if err := rs.r.a.save(ctx, t); err != nil {
-			return nil, runErr(CodeStatePersistenceFailed, i18n.MsgResumeReconcileCommitFailed)
-		}
-		rs.r.a.observeInterrupts(added)
-	}
+	rs.r.a.observeInterrupts(added)
 	return announced, nil
 }
 
@@ -202,37 +200,37 @@ func (rs *runState) checkEntries(ctx context.Context, entries []agui.ResumeEntry
 		}
 		seen[e.InterruptID] = true
 	}
-	t := rs.r.t
-	t.mu.Lock()
-	doc := t.doc
-	execID := doc.Execution.ExecutionID
-	pending := doc.Execution.Pending
 	// Step 7: pending ids that were already applied leave the set.
-	var conflict bool
-	removed := false
-	for id := range pending {
-		d, ok := doc.AppliedDigest(execID, id)
-		if !ok {
-			continue
-		}
-		for i, e := range entries {
-			if e.InterruptID == id && digests[i] != d {
-				conflict = true
+	conflict := false
+	doc, err := rs.r.a.update(ctx, rs.r.t, func(doc *state.Thread) (*state.Thread, error) {
+		conflict = false
+		removed := false
+		for id := range doc.Execution.Pending {
+			d, ok := doc.AppliedDigest(doc.Execution.ExecutionID, id)
+			if !ok {
+				continue
 			}
+			for i, e := range entries {
+				if e.InterruptID == id && digests[i] != d {
+					conflict = true
+				}
+			}
+			delete(doc.Execution.Pending, id)
+			removed = true
 		}
-		delete(pending, id)
-		removed = true
-	}
-	if removed {
-		if err := rs.r.a.save(ctx, t); err != nil {
-			t.mu.Unlock()
-			return nil, runErr(CodeStatePersistenceFailed, i18n.MsgResumeReconcileCommitFailed)
+		if !removed {
+			return nil, errNoChange
 		}
+		return doc, nil
+	})
+	if err != nil {
+		return nil, rs.failClosed(ctx, i18n.MsgResumeReconcileCommitFailed)
 	}
 	if conflict {
-		t.mu.Unlock()
 		return nil, runErr(CodeResumeAlreadyApplied, i18n.MsgResumeAlreadyApplied)
 	}
+	execID := doc.Execution.ExecutionID
+	pending := doc.Execution.Pending
 	// Step 8: entries for ids that are not pending.
 	var out []answer
 	for i, e := range entries {
@@ -245,10 +243,8 @@ func (rs *runState) checkEntries(ctx context.Context, entries []agui.ResumeEntry
 		switch {
 		case applied && d == digests[i]:
 		case applied:
-			t.mu.Unlock()
 			return nil, runErr(CodeResumeAlreadyApplied, i18n.MsgResumeAlreadyApplied)
 		default:
-			t.mu.Unlock()
 			return nil, runErr(CodeUnknownInterrupt, i18n.MsgUnknownInterrupt)
 		}
 	}
@@ -260,12 +256,10 @@ func (rs *runState) checkEntries(ctx context.Context, entries []agui.ResumeEntry
 			continue
 		}
 		if announced[id] {
-			t.mu.Unlock()
 			return nil, runErr(CodeIncompleteResume, i18n.MsgResumeIncomplete)
 		}
 		unseen = true
 	}
-	t.mu.Unlock()
 	if unseen {
 		// Inputs the client has never seen: announce them, apply nothing.
 		return nil, rs.announceInterrupts(ctx)

@@ -11,6 +11,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 	"github.com/iac-code-agui/iac-code-agui/internal/mapper"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
+	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
 
 // Sink receives a run's AG-UI events; agui.Writer implements it. A write
@@ -29,7 +30,7 @@ var errPaused = errors.New("run paused on an interrupt")
 var errClientGone = errors.New("client disconnected")
 
 // runState is the mutable state of one streaming run. Only the run's own
-// goroutine touches it; the thread document is shared and guarded by t.mu.
+// goroutine touches it; the thread document changes only through update.
 type runState struct {
 	r           *Run
 	m           *mapper.Mapper
@@ -50,6 +51,9 @@ type runState struct {
 	// bound* cache the identities once the task and session are durable,
 	// so identity checks of streamed tokens take no lock.
 	boundTask, boundSession, boundContext string
+	// seenTask is the first task id the stream named, durable or not: the
+	// task to cancel when the run gives up on it.
+	seenTask string
 	// outcome and code are the decided end of the run ("" until then: a
 	// disconnect); events counts the AG-UI events written (Observer).
 	outcome, code string
@@ -79,10 +83,10 @@ func (r *Run) Stream(ctx context.Context, sink Sink) {
 }
 
 func (r *Run) newRunState(sink Sink) *runState {
-	r.t.mu.Lock()
-	ex := r.t.doc.Execution
+	doc := r.a.view(r.t)
+	ex := doc.Execution
 	execID := ex.ExecutionID
-	applied := r.t.doc.AppliedResumeDigests
+	applied := doc.AppliedResumeDigests
 	cfg := mapper.Config{
 		ThreadID:         r.in.ThreadID,
 		RunID:            r.in.RunID,
@@ -90,7 +94,6 @@ func (r *Run) newRunState(sink Sink) *runState {
 		DurableOpenSteps: append([]string(nil), ex.PipelineOpenSteps...),
 		TextDigests:      append([]string(nil), ex.TextSnapshotDigests...),
 	}
-	r.t.mu.Unlock()
 	answered := make(map[string]bool)
 	for _, d := range applied {
 		if d.ExecutionID == execID {
@@ -112,9 +115,7 @@ func (rs *runState) newTurn(ctx context.Context) error {
 		}
 		return runErr(CodeInvalidInput, i18n.MsgUserMessageRequired)
 	}
-	r.t.mu.Lock()
-	contextID := r.t.doc.ContextID
-	r.t.mu.Unlock()
+	contextID := r.a.view(r.t).ContextID
 	s, err := r.a.client.SendStreamingMessage(ctx, &a2a.SendParams{
 		MessageID: ui.MessageID,
 		ContextID: contextID,
@@ -255,9 +256,10 @@ func (rs *runState) fail(ctx context.Context, err error) {
 
 // cancelTask cancels the execution's A2A task, ignoring errors.
 func (rs *runState) cancelTask(ctx context.Context) {
-	rs.r.t.mu.Lock()
-	task := rs.r.t.doc.Execution.TaskID
-	rs.r.t.mu.Unlock()
+	task := rs.r.a.view(rs.r.t).Execution.TaskID
+	if task == nil && rs.seenTask != "" {
+		task = &rs.seenTask
+	}
 	if task == nil || *task == "" {
 		return
 	}
@@ -273,6 +275,7 @@ func (rs *runState) cancelTask(ctx context.Context) {
 func (r *Run) release(ctx context.Context, rs *runState) {
 	r.settle(ctx, rs)
 	rs.report()
+	r.a.unpin(r.in.ThreadID, r.t)
 }
 
 // settle ends the run's hold on its thread: the execution is marked
@@ -288,27 +291,23 @@ func (r *Run) settle(ctx context.Context, rs *runState) {
 	rs.settled = true
 	t := r.t
 	disconnected := !rs.terminal && !rs.paused
-	t.mu.Lock()
-	pending := len(t.doc.Execution.Pending) > 0
-	t.mu.Unlock()
+	pending := len(r.a.view(t).Execution.Pending) > 0
 	if disconnected && !pending {
 		rs.cancelTask(ctx)
 	}
-	t.mu.Lock()
-	if !rs.paused && !pending && (rs.terminal || disconnected) && !containsString(t.doc.TerminalExecutionIDs, t.doc.Execution.ExecutionID) {
-		rs.syncPipeline()
-		t.doc.MarkTerminal()
-		r.a.saveBestEffort(ctx, t)
+	if !rs.paused && !pending && (rs.terminal || disconnected) {
+		seq, open := rs.m.PipelineSequence(), rs.m.DurableOpenSteps()
+		r.a.updateBestEffort(ctx, t, func(doc *state.Thread) (*state.Thread, error) {
+			if len(doc.Execution.Pending) > 0 || containsString(doc.TerminalExecutionIDs, doc.Execution.ExecutionID) {
+				return nil, errNoChange
+			}
+			doc.Execution.PipelineSequence, doc.Execution.PipelineOpenSteps = seq, open
+			doc.MarkTerminal()
+			return doc, nil
+		})
 	}
+	t.mu.Lock()
 	t.activeRun = ""
 	t.mu.Unlock()
 	r.a.touch()
-}
-
-// syncPipeline copies the mapper's durable pipeline position into the
-// document; the caller holds t.mu.
-func (rs *runState) syncPipeline() {
-	ex := &rs.r.t.doc.Execution
-	ex.PipelineSequence = rs.m.PipelineSequence()
-	ex.PipelineOpenSteps = rs.m.DurableOpenSteps()
 }

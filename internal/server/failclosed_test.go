@@ -19,15 +19,15 @@ type failingStore struct {
 	failAt int
 }
 
-func (s *failingStore) Save(ctx context.Context, t *state.Thread) error {
+func (s *failingStore) Save(ctx context.Context, t *state.Thread, prev state.Revision) (state.Revision, error) {
 	s.mu.Lock()
 	s.saves++
 	n := s.saves
 	s.mu.Unlock()
 	if n == s.failAt {
-		return errors.New("injected write failure")
+		return state.NoRevision, errors.New("injected write failure")
 	}
-	return s.Store.Save(ctx, t)
+	return s.Store.Save(ctx, t, prev)
 }
 
 // TestFailClosedWrites: a failed recovery-critical write cancels the A2A

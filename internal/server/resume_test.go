@@ -99,7 +99,11 @@ func TestIncompleteResume(t *testing.T) {
 	second["inputId"] = "permission-second"
 	second["toolUseId"] = "toolu_second"
 	doc.Execution.Pending["permission-second"] = state.Pending{Value: second}
-	if err := state.NewFileStore(e.StateDir).Save(t.Context(), doc); err != nil {
+	_, rev, err := state.NewFileStore(e.StateDir).Load(t.Context(), th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := state.NewFileStore(e.StateDir).Save(t.Context(), doc, rev); err != nil {
 		t.Fatal(err)
 	}
 	e2 := e.restart(t)
@@ -180,16 +184,16 @@ func TestTaskIdentityMismatch(t *testing.T) {
 	itA := interrupts(t, post(t, e.URL, e.body("thread-ma", "run-1", "permission", nil), nil))[0]
 	interrupts(t, post(t, e.URL, e.body("thread-mb", "run-1", "permission", nil), nil))
 	store := state.NewFileStore(e.StateDir)
-	a, err := store.Load(t.Context(), "thread-ma")
+	a, rev, err := store.Load(t.Context(), "thread-ma")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := store.Load(t.Context(), "thread-mb")
+	b, _, err := store.Load(t.Context(), "thread-mb")
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.Execution.TaskID = b.Execution.TaskID
-	if err := store.Save(t.Context(), a); err != nil {
+	if _, err := store.Save(t.Context(), a, rev); err != nil {
 		t.Fatal(err)
 	}
 	e2 := e.restart(t)

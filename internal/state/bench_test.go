@@ -13,7 +13,7 @@ func BenchmarkSave(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := s.Save(ctx, th); err != nil {
+		if err := saveLatest(ctx, s, th); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -26,12 +26,12 @@ func BenchmarkLoad(b *testing.B) {
 		th.RunDigests[fmt.Sprintf("run-%d", i)] = hex64('d')
 	}
 	ctx := context.Background()
-	if err := s.Save(ctx, th); err != nil {
+	if err := saveLatest(ctx, s, th); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := s.Load(ctx, "thread-1"); err != nil {
+		if _, err := load(ctx, s, "thread-1"); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -47,7 +47,7 @@ func TestSaveReadOnlyThreadsDir(t *testing.T) {
 
 	th := sampleThread("thread-1")
 	th.Execution.PipelineSequence = 99
-	err := s.Save(context.Background(), th)
+	err := saveLatest(context.Background(), s, th)
 	if !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("Save into a read-only directory: %v", err)
 	}
@@ -80,7 +80,7 @@ func TestRenameRetriesOnPermissionError(t *testing.T) {
 
 	th := sampleThread("thread-1")
 	th.Execution.PipelineSequence = 99
-	if err := s.Save(context.Background(), th); !errors.Is(err, ErrUnavailable) || !errors.Is(err, os.ErrPermission) {
+	if err := saveLatest(context.Background(), s, th); !errors.Is(err, ErrUnavailable) || !errors.Is(err, os.ErrPermission) {
 		t.Fatalf("Save over an immutable file: %v", err)
 	}
 	if attempts != 3 {
@@ -112,11 +112,11 @@ func TestSymlinkedFileRefused(t *testing.T) {
 	if err := os.Symlink(outside, p); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Load(context.Background(), "thread-1"); !errors.Is(err, ErrUnavailable) {
+	if _, err := load(context.Background(), s, "thread-1"); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("Load through a symlink: %v", err)
 	}
 	th.Execution.PipelineSequence = 99
-	if err := s.Save(context.Background(), th); !errors.Is(err, ErrUnavailable) {
+	if err := saveLatest(context.Background(), s, th); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("Save over a symlink: %v", err)
 	}
 	if got, _ := os.ReadFile(outside); !bytes.Equal(got, data) {
@@ -142,13 +142,13 @@ func TestSymlinkedThreadsDirRefused(t *testing.T) {
 	if err := os.Symlink(elsewhere, filepath.Join(root, "threads")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Save(context.Background(), sampleThread("thread-1")); !errors.Is(err, ErrUnavailable) {
+	if err := saveLatest(context.Background(), s, sampleThread("thread-1")); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("Save: %v", err)
 	}
 	if got := dirEntries(t, elsewhere); len(got) != 0 {
 		t.Fatalf("wrote through the symlinked directory: %v", got)
 	}
-	if _, err := s.Load(context.Background(), "thread-1"); !errors.Is(err, ErrUnavailable) {
+	if _, err := load(context.Background(), s, "thread-1"); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("Load: %v", err)
 	}
 }
@@ -161,10 +161,10 @@ func TestThreadsPathIsAFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "threads"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Save(context.Background(), sampleThread("thread-1")); !errors.Is(err, ErrUnavailable) {
+	if err := saveLatest(context.Background(), s, sampleThread("thread-1")); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("Save: %v", err)
 	}
-	if _, err := s.Load(context.Background(), "thread-1"); !errors.Is(err, ErrUnavailable) {
+	if _, err := load(context.Background(), s, "thread-1"); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("Load: %v", err)
 	}
 }
@@ -176,7 +176,7 @@ func TestDirectoryInPlaceOfFile(t *testing.T) {
 	if err := os.Mkdir(p, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Load(context.Background(), "thread-1"); !errors.Is(err, ErrUnavailable) {
+	if _, err := load(context.Background(), s, "thread-1"); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("Load of a directory: %v", err)
 	}
 }
@@ -193,7 +193,7 @@ func TestConcurrentSavesOfDifferentThreads(t *testing.T) {
 			th := sampleThread(fmt.Sprintf("Thread-%d", i))
 			for r := range rounds {
 				th.Execution.PipelineSequence = int64(r)
-				errs <- s.Save(context.Background(), th)
+				errs <- saveLatest(context.Background(), s, th)
 			}
 		}()
 	}

@@ -2,12 +2,15 @@ package state
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 var (
@@ -17,26 +20,49 @@ var (
 	// cannot be used (unreadable, corrupt, invalid, symlinked) and by Save
 	// I/O failures. Only that thread is affected (503 STATE_UNAVAILABLE).
 	ErrUnavailable = errors.New("state: thread state unavailable")
+	// ErrConflict means the stored document is no longer the revision the
+	// writer loaded: somebody else saved the thread meanwhile. Nothing was
+	// written; the writer reloads and re-applies its change, or gives up.
+	ErrConflict = errors.New("state: thread changed since it was loaded")
 )
+
+// Revision identifies one stored version of a thread document. It is
+// opaque to callers: they only hand back what Load or Save returned.
+// NoRevision stands for "no document is stored".
+type Revision string
+
+// NoRevision is the revision of a thread that has no stored document.
+const NoRevision Revision = ""
 
 // Store persists thread documents. Implementations must be safe for
 // concurrent use by several goroutines.
 //
-// Load returns the validated document of threadID, ErrNotFound when none
-// exists, or an error wrapping ErrUnavailable when it cannot be read or fails
-// validation (adapter.md §8.4); a bad document affects that thread alone.
-// Load reads only the requested thread.
+// Load returns the validated document of threadID and its revision,
+// ErrNotFound when none exists, or an error wrapping ErrUnavailable when it
+// cannot be read or fails validation (adapter.md §8.4); a bad document
+// affects that thread alone. Load reads only the requested thread.
 //
-// Save replaces the thread's document atomically: when it returns nil the new
-// document is durable; when it returns an error the caller must treat the
-// write as not committed (the stored document is the old one or, if the
-// failure came after the replace, possibly the new one). Save refuses a
-// document that Load would reject (error wrapping ErrInvalidDocument) and
-// does not retain t. Both return ctx.Err() unwrapped, before any I/O, when
-// ctx is already done.
+// Save replaces the thread's document atomically if, and only if, the
+// stored revision is still prev (NoRevision: nothing may be stored yet),
+// and returns the new revision. A different stored revision gives
+// ErrConflict and writes nothing: two writers can never lose each other's
+// update. When Save returns nil the new document is durable; on any other
+// error the caller must treat the write as not committed (the stored
+// document is the old one or, if the failure came after the replace,
+// possibly the new one). Save refuses a document that Load would reject
+// (error wrapping ErrInvalidDocument) and does not retain t. Both return
+// ctx.Err() unwrapped, before any I/O, when ctx is already done.
 type Store interface {
-	Load(ctx context.Context, threadID string) (*Thread, error)
-	Save(ctx context.Context, t *Thread) error
+	Load(ctx context.Context, threadID string) (*Thread, Revision, error)
+	Save(ctx context.Context, t *Thread, prev Revision) (Revision, error)
+}
+
+// revisionOf is the revision of a stored document: a digest of its bytes,
+// so that a change made by anyone (another process, an operator, the
+// original adapter on the same directory) is seen as a change.
+func revisionOf(data []byte) Revision {
+	sum := sha256.Sum256(data)
+	return Revision(hex.EncodeToString(sum[:16]))
 }
 
 // maxDocumentSize bounds what Load reads; a real document is a few KiB, so
@@ -47,11 +73,19 @@ const maxDocumentSize = 16 << 20
 // <root>/threads/<FileKey>.json, written atomically with mode 0600 in
 // directories with mode 0700. Nothing is read or created until a thread is
 // loaded or saved.
+//
+// Its conditional save compares revisions and writes under a lock of this
+// store, so it is exact for the writers of one process; it cannot lock
+// against another process on the same directory (a second adapter there
+// is not supported; use a shared store for several replicas).
 type FileStore struct {
 	root    string
 	threads string
 	// rename is os.Rename; tests wrap it to count attempts.
 	rename func(oldpath, newpath string) error
+	// locks serialise the compare and the write of one thread; threads
+	// share a lock by hash, so memory does not grow with their number.
+	locks [64]sync.Mutex
 }
 
 var _ Store = (*FileStore)(nil)
@@ -72,14 +106,28 @@ func (s *FileStore) Path(threadID string) (string, error) {
 }
 
 // Load implements Store.
-func (s *FileStore) Load(ctx context.Context, threadID string) (*Thread, error) {
+func (s *FileStore) Load(ctx context.Context, threadID string) (*Thread, Revision, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, NoRevision, err
 	}
 	path, err := s.Path(threadID)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return nil, NoRevision, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
+	data, err := s.read(path)
+	if err != nil {
+		return nil, NoRevision, err
+	}
+	t, err := decodeThread(data, threadID)
+	if err != nil {
+		return nil, NoRevision, fmt.Errorf("%w: %s: %s", ErrUnavailable, filepath.Base(path), err.Error())
+	}
+	return t, revisionOf(data), nil
+}
+
+// read returns the stored bytes of path, ErrNotFound, or an error wrapping
+// ErrUnavailable.
+func (s *FileStore) read(path string) ([]byte, error) {
 	if err := s.checkThreadsDir(); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, ErrNotFound
@@ -93,33 +141,52 @@ func (s *FileStore) Load(ctx context.Context, threadID string) (*Thread, error) 
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	t, err := decodeThread(data, threadID)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %s", ErrUnavailable, filepath.Base(path), err.Error())
-	}
-	return t, nil
+	return data, nil
 }
 
 // Save implements Store.
-func (s *FileStore) Save(ctx context.Context, t *Thread) error {
+func (s *FileStore) Save(ctx context.Context, t *Thread, prev Revision) (Revision, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return NoRevision, err
 	}
 	data, err := encodeThread(t)
 	if err != nil {
-		return err
+		return NoRevision, err
 	}
 	path, err := s.Path(t.ThreadID)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidDocument, err)
+		return NoRevision, fmt.Errorf("%w: %w", ErrInvalidDocument, err)
+	}
+	mu := &s.locks[lockIndex(path, len(s.locks))]
+	mu.Lock()
+	defer mu.Unlock()
+	current := NoRevision
+	switch old, err := s.read(path); {
+	case err == nil:
+		current = revisionOf(old)
+	case !errors.Is(err, ErrNotFound):
+		return NoRevision, err
+	}
+	if current != prev {
+		return NoRevision, ErrConflict
 	}
 	if err := s.ensureDirs(); err != nil {
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return NoRevision, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	if err := writeAtomic(path, data, s.rename); err != nil {
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return NoRevision, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	return nil
+	return revisionOf(data), nil
+}
+
+// lockIndex spreads paths over n locks (FNV-1a).
+func lockIndex(path string, n int) int {
+	h := uint32(2166136261)
+	for i := 0; i < len(path); i++ {
+		h ^= uint32(path[i])
+		h *= 16777619
+	}
+	return int(h % uint32(n))
 }
 
 // ensureDirs creates root and threads/ with mode 0700 and narrows existing
@@ -183,7 +250,9 @@ func readNoFollow(path string) ([]byte, error) {
 		return nil, err
 	}
 	// O_NOFOLLOW closes the gap between the check and the open on Unix.
-	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow, 0)
+	// O_NONBLOCK: opening a FIFO planted under a thread's name must not
+	// hang the request; it is refused below as not a regular file.
+	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -194,6 +263,11 @@ func readNoFollow(path string) ([]byte, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", filepath.Base(path))
+	}
+	if linkCount(fi) > 1 {
+		// A hard link to a file elsewhere: reading or narrowing its mode
+		// would touch a file that is not ours.
+		return nil, fmt.Errorf("%s has more than one link", filepath.Base(path))
 	}
 	if fi.Mode().Perm() != 0o600 {
 		// The original narrows the mode on load; failure is harmless here.

@@ -18,14 +18,14 @@ func newStore(t *testing.T) (*FileStore, string) {
 
 func mustSave(t *testing.T, s *FileStore, th *Thread) {
 	t.Helper()
-	if err := s.Save(context.Background(), th); err != nil {
+	if err := saveLatest(context.Background(), s, th); err != nil {
 		t.Fatalf("Save(%q): %v", th.ThreadID, err)
 	}
 }
 
 func mustLoad(t *testing.T, s *FileStore, id string) *Thread {
 	t.Helper()
-	th, err := s.Load(context.Background(), id)
+	th, err := load(context.Background(), s, id)
 	if err != nil {
 		t.Fatalf("Load(%q): %v", id, err)
 	}
@@ -68,17 +68,17 @@ func TestRoundTrip(t *testing.T) {
 func TestLoadNotFound(t *testing.T) {
 	s, root := newStore(t)
 	ctx := context.Background()
-	if _, err := s.Load(ctx, "thread-1"); !errors.Is(err, ErrNotFound) {
+	if _, err := load(ctx, s, "thread-1"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("missing root: %v", err)
 	}
 	if _, err := os.Stat(root); !os.IsNotExist(err) {
 		t.Fatal("Load created the state root")
 	}
 	mustSave(t, s, sampleThread("thread-2"))
-	if _, err := s.Load(ctx, "thread-1"); !errors.Is(err, ErrNotFound) {
+	if _, err := load(ctx, s, "thread-1"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("missing file: %v", err)
 	}
-	if _, err := s.Load(ctx, ""); !errors.Is(err, ErrUnavailable) {
+	if _, err := load(ctx, s, ""); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("empty id: %v", err)
 	}
 }
@@ -91,7 +91,7 @@ func TestCorruptFileAffectsOnlyItsThread(t *testing.T) {
 	if err := os.WriteFile(p, []byte(`{"schemaVersion": 1, "threadId": "thread-1", `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Load(context.Background(), "thread-1"); !errors.Is(err, ErrUnavailable) {
+	if _, err := load(context.Background(), s, "thread-1"); !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("corrupt thread: %v", err)
 	}
 	if got := mustLoad(t, s, "thread-2"); got.ThreadID != "thread-2" {
@@ -127,7 +127,7 @@ func TestNoTempFilesLeft(t *testing.T) {
 	}
 	bad := sampleThread("thread-2")
 	bad.Execution.Pending["perm-9"] = Pending{Value: map[string]any{"inputId": "perm-9", "options": []any{nan()}}}
-	if err := s.Save(context.Background(), bad); !errors.Is(err, ErrInvalidDocument) {
+	if err := saveLatest(context.Background(), s, bad); !errors.Is(err, ErrInvalidDocument) {
 		t.Fatalf("NaN value: %v", err)
 	}
 	if got := dirEntries(t, filepath.Join(root, "threads")); !reflect.DeepEqual(got, []string{"thread-1.json"}) {
@@ -155,14 +155,14 @@ func TestSaveRefusesInvalidDocuments(t *testing.T) {
 		s, root := newStore(t)
 		th := sampleThread("thread-1")
 		mutate(th)
-		if err := s.Save(context.Background(), th); !errors.Is(err, ErrInvalidDocument) {
+		if err := saveLatest(context.Background(), s, th); !errors.Is(err, ErrInvalidDocument) {
 			t.Errorf("%s: Save error = %v, want ErrInvalidDocument", name, err)
 		}
 		if _, err := os.Stat(root); !os.IsNotExist(err) {
 			t.Errorf("%s: refused Save touched the disk", name)
 		}
 	}
-	if err := NewFileStore(t.TempDir()).Save(context.Background(), nil); !errors.Is(err, ErrInvalidDocument) {
+	if err := saveLatest(context.Background(), NewFileStore(t.TempDir()), nil); !errors.Is(err, ErrInvalidDocument) {
 		t.Errorf("nil: %v", err)
 	}
 }
@@ -171,10 +171,10 @@ func TestCancelledContext(t *testing.T) {
 	s, root := newStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := s.Save(ctx, sampleThread("thread-1")); !errors.Is(err, context.Canceled) {
+	if err := saveLatest(ctx, s, sampleThread("thread-1")); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Save: %v", err)
 	}
-	if _, err := s.Load(ctx, "thread-1"); !errors.Is(err, context.Canceled) {
+	if _, err := load(ctx, s, "thread-1"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Load: %v", err)
 	}
 	if _, err := os.Stat(root); !os.IsNotExist(err) {

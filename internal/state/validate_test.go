@@ -47,7 +47,7 @@ func loadRaw(t *testing.T, data []byte) (*Thread, error) {
 	if err := os.WriteFile(filepath.Join(dir, "thread-1.json"), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return s.Load(context.Background(), "thread-1")
+	return load(context.Background(), s, "thread-1")
 }
 
 func loadDoc(t *testing.T, m map[string]any) (*Thread, error) {
