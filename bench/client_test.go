@@ -56,7 +56,7 @@ func newRelayEnv(t testing.TB, o upstreamOptions) *relayEnv {
 }
 
 // body is a RunAgentInput as @ag-ui/client 1.0.0 sends it, with the
-// forwardedProps.iacCode the adapter requires (adapter.md §3.3).
+// forwardedProps.iacCode the adapter requires (protocol.md §3.3).
 func (e *relayEnv) body(threadID, runID string) []byte {
 	b, _ := json.Marshal(map[string]any{ // plain maps always marshal
 		"threadId": threadID, "runId": runID, "protocolVersion": "1.0",
@@ -87,7 +87,7 @@ var (
 
 // run posts one RunAgentInput and reads the SSE answer with a bufio.Reader.
 // The hot loop only counts: a frame is recognised by its prefix, since
-// "type" is always the first key (adapter.md §4.2), and is never decoded.
+// "type" is always the first key (protocol.md §4.2), and is never decoded.
 func (e *relayEnv) run(ctx context.Context, threadID, runID string, keep bool) (*runResult, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.URL, bytes.NewReader(e.body(threadID, runID)))
 	if err != nil {

@@ -17,7 +17,7 @@ var benchDeltas = flag.Int("deltas", 100_000, "text deltas per run in BenchmarkR
 
 // TestRelayCompletes verifies the benchmark's own setup against the spec:
 // every delta of the fake upstream arrives exactly once and in order, the
-// assistantFinal repetition is dropped (adapter.md §4.7), the session event
+// assistantFinal repetition is dropped (protocol.md §4.7), the session event
 // carries the identities the upstream produced (§4.14) and the run ends
 // with RUN_FINISHED success (§4.4).
 func TestRelayCompletes(t *testing.T) {
@@ -37,7 +37,7 @@ func TestRelayCompletes(t *testing.T) {
 	}
 	sum := sha256.Sum256([]byte(threadID))
 	if want := "agui-" + hex.EncodeToString(sum[:])[:40]; up.contextID != want {
-		t.Errorf("upstream got contextId %q, want %q (adapter.md §3.5)", up.contextID, want)
+		t.Errorf("upstream got contextId %q, want %q (protocol.md §3.5)", up.contextID, want)
 	}
 
 	evs := make([]map[string]any, len(res.Raw))
@@ -81,7 +81,7 @@ func TestRelayCompletes(t *testing.T) {
 		"outcome": map[string]any{"type": "success"},
 	})
 	if _, ok := evs[n+4]["usage"]; ok {
-		t.Errorf("RUN_FINISHED has usage although none was recorded (adapter.md §4.3)")
+		t.Errorf("RUN_FINISHED has usage although none was recorded (protocol.md §4.3)")
 	}
 }
 

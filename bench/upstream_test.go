@@ -22,7 +22,7 @@ type upstreamOptions struct {
 	// pre-encoded block.
 	numbered bool
 	// assistantFinal adds the WORKING frame that repeats the whole text
-	// (a2a-upstream.md §3.3 step 6) before the final INPUT_REQUIRED.
+	// (upstream.md §3.3 step 6) before the final INPUT_REQUIRED.
 	assistantFinal bool
 }
 
@@ -34,10 +34,10 @@ type seen struct {
 
 // fakeUpstream is a DELIBERATE FAKE of the iac-code A2A server. It exists
 // to measure the adapter, not to emulate iac-code: it answers every
-// SendStreamingMessage with one normal-mode turn (a2a-upstream.md §3.3,
+// SendStreamingMessage with one normal-mode turn (upstream.md §3.3,
 // §3.4.1) made of frames encoded once per request and written through a
 // large bufio.Writer, so the upstream costs a memcpy per frame and is never
-// the bottleneck. libraries.md §1.6(g) rules out the embedded demo agent
+// the bottleneck. dependencies.md §1.6(g) rules out the embedded demo agent
 // for load tests: its per-frame JSON encoding and task deep copies are
 // slower than the adapter.
 type fakeUpstream struct {
@@ -66,7 +66,7 @@ func (f *fakeUpstream) lastSeen() seen {
 // rpcIn is the part of a JSON-RPC SendStreamingMessage request the fake
 // needs: the id to echo, and the message to echo in the task history and
 // whose contextId every frame must carry (the adapter checks the context
-// identity on every event, adapter.md §4.6).
+// identity on every event, protocol.md §4.6).
 type rpcIn struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
@@ -88,7 +88,7 @@ func (f *fakeUpstream) serve(w http.ResponseWriter, r *http.Request) {
 		err = json.Unmarshal(in.Params.Message, &msg)
 	}
 	if err != nil || in.Method != "SendStreamingMessage" || len(in.ID) == 0 || msg.ContextID == "" {
-		// Plain JSON error before the stream (a2a-upstream.md §1.5).
+		// Plain JSON error before the stream (upstream.md §1.5).
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"bench fake: unexpected request"}}`)
 		return
@@ -161,7 +161,7 @@ func newFrames(id, taskID, contextID, sessionID string) *frames {
 }
 
 // task is the initial frame: SUBMITTED, the user message echoed in
-// history, no timestamp and no metadata (a2a-upstream.md §3.3 step 1).
+// history, no timestamp and no metadata (upstream.md §3.3 step 1).
 func (f *frames) task(userMsg json.RawMessage) string {
 	return f.head + `{"task":{"id":"` + f.taskID + `","contextId":` + f.contextID +
 		`,"status":{"state":"TASK_STATE_SUBMITTED"},"history":[` + string(userMsg) + `]}}}` + "\n\n"

@@ -8,7 +8,7 @@ import (
 )
 
 // TestIdleShutdown: with --idle-shutdown the server exits by itself once no
-// run is active for that long, and not while a run is active (adapter.md
+// run is active for that long, and not while a run is active (protocol.md
 // §2.10).
 func TestIdleShutdown(t *testing.T) {
 	s := startServerArgs(t, []string{"--idle-shutdown", "0.5"})

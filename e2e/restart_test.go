@@ -155,7 +155,7 @@ func TestRestartAfterInterrupt(t *testing.T) {
 }
 
 // TestResumeFromOriginalStateFile writes the thread file by hand in the
-// original adapter's format (adapter.md §8.3, Python's json.dumps with
+// original adapter's format (protocol.md §8.3, Python's json.dumps with
 // indent=2 and sort_keys, a stale expiresAt) and resumes from it.
 func TestResumeFromOriginalStateFile(t *testing.T) {
 	agent := startDemoAgent(t)
@@ -237,7 +237,7 @@ func TestResumeFromOriginalStateFile(t *testing.T) {
 }
 
 // TestResumeAfterAgentRestart: when the A2A process restarted and lost the
-// iac-code session, the resume ends EXECUTION_LOST (adapter.md §5.6 step 2).
+// iac-code session, the resume ends EXECUTION_LOST (protocol.md §5.6 step 2).
 func TestResumeAfterAgentRestart(t *testing.T) {
 	port := freePort(t)
 	agent, kill := startDemoAgentOn(t, port)

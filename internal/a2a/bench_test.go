@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// benchFrame is a realistic text-delta frame (a2a-upstream.md §3.4.1) with
+// benchFrame is a realistic text-delta frame (upstream.md §3.4.1) with
 // uuid-sized ids.
 const benchFrame = `{"jsonrpc":"2.0","id":"6f1c2a9e-3b4d-4e5f-8a6b-7c8d9e0f1a2b","result":{"statusUpdate":{"taskId":"0198c7e2-5a1b-7c3d-9e4f-a0b1c2d3e4f5","contextId":"agui-3f2a9c0d1e8b7a6f5c4d3e2f1a0b9c8d7e6f5a4b","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"0198c7e2-5a1b-7c3d-9e4f-a0b1c2d3e4f5-message","contextId":"agui-3f2a9c0d1e8b7a6f5c4d3e2f1a0b9c8d7e6f5a4b","taskId":"0198c7e2-5a1b-7c3d-9e4f-a0b1c2d3e4f5","role":"ROLE_AGENT","parts":[{"text":"Here is the Terraform template for the VPC "}]}},"metadata":{"iac_code":{"iacCodeSessionId":"5b8e1f0a-2c3d-4e5f-9a8b-7c6d5e4f3a2b"}}}}}`
 

@@ -4,7 +4,7 @@ import "bytes"
 
 // Frame decoding: one JSON-RPC response straight into an Event with the
 // hand-written scanner (jsonscan.go). The SDK types cost about 40 µs a
-// frame and encoding/json several µs (libraries.md §0.1).
+// frame and encoding/json several µs (dependencies.md §0.1).
 
 // wireObject holds the union of the fields of Task,
 // TaskStatusUpdateEvent and TaskArtifactUpdateEvent that the adapter reads.
@@ -22,7 +22,7 @@ type wireObject struct {
 // decodeFrame decodes one JSON-RPC response into an Event. isErrEvent is
 // true for SSE frames with "event: error". The result is the A2A 1.0
 // StreamResponse wrapper or, as the original's test doubles and
-// GetTask/CancelTask answer, the object's own fields (adapter.md §4.6).
+// GetTask/CancelTask answer, the object's own fields (protocol.md §4.6).
 func decodeFrame(b []byte, isErrEvent bool) (*Event, error) {
 	return decodeFrameWith(&scanner{}, b, isErrEvent)
 }
@@ -143,7 +143,7 @@ func (s *scanner) result() (*Event, error) {
 		if kind != "" && !s.null() {
 			var o wireObject
 			// The first wrapper member wins, in the order task,
-			// statusUpdate, artifactUpdate, message (adapter.md §4.6),
+			// statusUpdate, artifactUpdate, message (protocol.md §4.6),
 			// whatever the key order.
 			if err = s.wireObject(&o); err == nil && (ev == nil || hasMsg || kindRank(kind) < kindRank(ev.Kind)) {
 				ev, hasMsg = s.event(&o, kind), false

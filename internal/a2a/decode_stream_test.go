@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// delta is a text-delta frame (a2a-upstream.md §3.4.1) whose text member
+// delta is a text-delta frame (upstream.md §3.4.1) whose text member
 // holds the raw JSON string body quoted.
 func delta(quotedText string) string {
 	return rpcResult(`{"statusUpdate":{"taskId":"T","contextId":"C","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"T-message","contextId":"C","taskId":"T","role":"ROLE_AGENT","parts":[{"text":` +

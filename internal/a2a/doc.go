@@ -14,5 +14,5 @@
 // The streaming read path is hand-written instead of the a2a-go SDK client
 // because the SDK drops plain JSON errors answered to stream requests,
 // cannot decode object error data and costs about 40 µs a frame
-// (libraries.md §0.1, §1.3). The SDK types are still used to build requests.
+// (dependencies.md §0.1, §1.3). The SDK types are still used to build requests.
 package a2a

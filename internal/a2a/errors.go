@@ -32,7 +32,7 @@ var (
 // backup is still synchronising.
 const CodeSessionBackupNotReady = "SESSION_BACKUP_NOT_READY"
 
-// JSON-RPC error codes used by iac-code (a2a-upstream.md §6.1).
+// JSON-RPC error codes used by iac-code (upstream.md §6.1).
 const (
 	CodeParseError          = -32700
 	CodeInvalidRequest      = -32600

@@ -1,7 +1,7 @@
 package a2a_test
 
 // Integration tests: the client against the embedded demo agent over real
-// loopback HTTP, for every method and behaviour of a2a-upstream.md that the
+// loopback HTTP, for every method and behaviour of upstream.md that the
 // adapter relies on (issue 3). Expected values come from the spec and the
 // demo agent's documented script (docs/demo-agent.md).
 

@@ -84,7 +84,7 @@ func (c *Client) EnsureRestored(ctx context.Context, cwd, sessionID, taskID stri
 }
 
 // backupNotReadyBody accepts retryable inside "error" or next to it, since
-// the nesting is not documented (a2a-upstream.md §5.5).
+// the nesting is not documented (upstream.md §5.5).
 func backupNotReadyBody(body string) bool {
 	var v struct {
 		Error     any `json:"error"`

@@ -40,7 +40,7 @@ func encodeRequest(method string, params any) ([]byte, error) {
 
 // sendRequest builds the SDK request: role ROLE_USER, acceptedOutputModes
 // ["text/plain"], everything in message.metadata.iac_code and params.metadata
-// left empty (a2a-upstream.md §2.1).
+// left empty (upstream.md §2.1).
 func sendRequest(p *SendParams) *a2asdk.SendMessageRequest {
 	id := p.MessageID
 	if id == "" {
@@ -132,7 +132,7 @@ func (c *Client) stream(ctx context.Context, method string, params any) (*Stream
 		return nil, err
 	}
 	// Errors before the first event come back as plain JSON, not SSE
-	// (a2a-upstream.md §1.5), so branch on the content type.
+	// (upstream.md §1.5), so branch on the content type.
 	ct := cl.resp.Header.Get("Content-Type")
 	if isJSON(ct) {
 		defer cl.done()

@@ -169,7 +169,7 @@ func TestRPCErrorData(t *testing.T) {
 
 func TestBareResultShape(t *testing.T) {
 	// The original's FakeA2AClient puts the update fields directly in
-	// result (adapter.md §4.6).
+	// result (protocol.md §4.6).
 	c, _ := newUpstream(t, sseFrames(
 		rpcResult(`{"taskId":"T","contextId":"C","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"T-message","role":"ROLE_AGENT","parts":[{"text":"hi"}]}},"metadata":{"iac_code":{"iacCodeSessionId":"S"}}}`),
 		rpcResult(`{"id":"T","contextId":"C","status":{"state":"input-required"}}`),

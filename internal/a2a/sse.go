@@ -85,7 +85,7 @@ func (s *sseReader) next() ([]byte, bool, error) {
 // reads as not buffered, which costs the caller an early flush, never a
 // wait. One pass; the older search for "\n\n" ran through the whole
 // buffer on every call for CRLF streams, which is what iac-code sends
-// (a2a-upstream.md §1.5).
+// (upstream.md §1.5).
 func (s *sseReader) buffered() bool {
 	// An LF left over from a CRLF split across reads (skipLF) reads as a
 	// blank line before any data, which is ignored.

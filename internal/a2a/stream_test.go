@@ -122,7 +122,7 @@ func TestStreamFrameWithoutResultOrError(t *testing.T) {
 
 func TestSubscribeInactiveTaskPlainJSONError(t *testing.T) {
 	// Injects the plain-JSON answer the server gives before the first
-	// stream event (a2a-upstream.md §1.5, §5.2).
+	// stream event (upstream.md §1.5, §5.2).
 	c, _ := newUpstream(t, jsonAnswer(200, `{"jsonrpc":"2.0","id":"1","error":{"code":-32001,"message":"Task T is not active"}}`))
 	s, err := c.SubscribeToTask(context.Background(), "T")
 	var re *RPCError

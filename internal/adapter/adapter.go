@@ -29,7 +29,7 @@ type Options struct {
 }
 
 // DefaultMaxCachedThreads is the default bound of the thread cache. The
-// original never evicts (adapter.md §12.12); a long-lived server would grow
+// original never evicts (protocol.md §12.12); a long-lived server would grow
 // without bound.
 const DefaultMaxCachedThreads = 10000
 
@@ -47,7 +47,7 @@ type Adapter struct {
 	threads   map[string]*thread
 	maxCached int
 	// lastActivity is the time of the last admission or release (idle
-	// shutdown, adapter.md §2.10).
+	// shutdown, protocol.md §2.10).
 	lastActivity time.Time
 }
 
@@ -64,7 +64,7 @@ type thread struct {
 	loaded    bool           // the store was read (doc stays nil for a new thread)
 	doc       *state.Thread  // nil until the thread's first admission
 	rev       state.Revision // the stored revision doc was loaded or saved at
-	activeRun string         // in memory only: a restart clears it (adapter.md §6)
+	activeRun string         // in memory only: a restart clears it (protocol.md §6)
 
 	// pins counts the operations holding the entry (a run, a cancel); it
 	// is guarded by Adapter.mu. A pinned entry is never evicted, so there
@@ -102,7 +102,7 @@ func New(o Options) *Adapter {
 
 // acquire returns the pinned, loaded entry of a thread; the caller
 // unpins it with a.unpin when its operation ends. Nothing is scanned at
-// start: only the requested thread is read (adapter.md §8.7). A missing
+// start: only the requested thread is read (protocol.md §8.7). A missing
 // thread yields an entry with a nil doc.
 func (a *Adapter) acquire(ctx context.Context, threadID string) (*thread, error) {
 	a.mu.Lock()
@@ -194,7 +194,7 @@ func (a *Adapter) touch() {
 }
 
 // Idle reports whether no loaded thread has an active run or pending
-// interrupts, and how long ago the last activity was (adapter.md §2.10).
+// interrupts, and how long ago the last activity was (protocol.md §2.10).
 func (a *Adapter) Idle() (bool, time.Duration) {
 	a.mu.Lock()
 	threads := make([]*thread, 0, len(a.threads))

@@ -17,7 +17,7 @@ type Request struct {
 	Input *agui.RunAgentInput
 	// Body is the raw request body; its canonical digest keys idempotency.
 	Body []byte
-	// Lang is the resolved request language (adapter.md §2.9).
+	// Lang is the resolved request language (protocol.md §2.9).
 	Lang i18n.Lang
 }
 
@@ -34,7 +34,7 @@ type Run struct {
 
 func isNotFound(err error) bool { return errors.Is(err, state.ErrNotFound) }
 
-// Admit runs the admission algorithm of adapter.md §3.6. It returns an
+// Admit runs the admission algorithm of protocol.md §3.6. It returns an
 // *Error with the HTTP status to answer when the request is refused.
 func (a *Adapter) Admit(ctx context.Context, req Request) (*Run, error) {
 	run, err := a.admit(ctx, req)
@@ -143,7 +143,7 @@ func (a *Adapter) admitLocked(ctx context.Context, run *Run, digest string) erro
 	return nil
 }
 
-// rotate starts a new execution for a new normal turn (adapter.md §8.10).
+// rotate starts a new execution for a new normal turn (protocol.md §8.10).
 // An execution that was never marked terminal (for example after a crash)
 // is marked terminal first, so that its cancel handle answers
 // already_terminal instead of being forgotten (docs/decisions.md).

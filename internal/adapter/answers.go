@@ -15,7 +15,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
 
-// Input kinds of the iac-code projection (adapter.md §5.2).
+// Input kinds of the iac-code projection (protocol.md §5.2).
 const (
 	kindPermission         = "permission"
 	kindResourceSelection  = "cloud_resource_selection"
@@ -24,11 +24,11 @@ const (
 )
 
 // resourceSelectionPrefix starts the text answer of a cloud resource
-// selection. The original's constant is not public (adapter.md §12.2); this
+// selection. The original's constant is not public (protocol.md §12.2); this
 // value is our choice (docs/decisions.md).
 const resourceSelectionPrefix = "[iac-code:cloud_resource_selection] "
 
-// answerDigest is canonical_digest({"status", "payload"}) (adapter.md §5.8):
+// answerDigest is canonical_digest({"status", "payload"}) (protocol.md §5.8):
 // an absent payload digests as null, as Python's None.
 func answerDigest(e agui.ResumeEntry) (string, error) {
 	payload := e.Payload
@@ -162,7 +162,7 @@ func answerText(a answer, contextID, taskID string) (string, error) {
 		if id, ok := firstString(p, "selectedId", "selected_id"); ok {
 			return optionLabel(a.pending.Value, id), nil
 		}
-		// The original's encoding is not public (adapter.md §12.2): send the
+		// The original's encoding is not public (protocol.md §12.2): send the
 		// decision as compact JSON the agent can parse (docs/decisions.md).
 		b, _ := json.Marshal(map[string]any{"action": p["action"], "parameter_overrides": p["parameter_overrides"]})
 		return string(b), nil

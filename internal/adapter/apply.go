@@ -13,7 +13,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
 
-// apply sends the validated answers to A2A (adapter.md §5.8) and follows the
+// apply sends the validated answers to A2A (protocol.md §5.8) and follows the
 // continuation. Durable pending state is removed only when A2A accepted an
 // answer (§5.9).
 func (rs *runState) apply(ctx context.Context, answers []answer, taskID, contextID string) error {
@@ -53,7 +53,7 @@ func (rs *runState) apply(ctx context.Context, answers []answer, taskID, context
 		}
 	}
 	// Several text answers are sent one message each, in order, unlike the
-	// original, which sent only the last (adapter.md §12.11). A text answer
+	// original, which sent only the last (protocol.md §12.11). A text answer
 	// is a new turn for the executor, so it carries the request metadata
 	// (workspace, language, run mode, credentials) like the first message.
 	for i, a := range texts {
@@ -207,7 +207,7 @@ func (rs *runState) follow(ctx context.Context, taskID string) error {
 	}
 	// The continuation ended while the task still runs: give up on it
 	// (A2A_UNAVAILABLE, and the task is cancelled), as the newest
-	// original does (adapter.md §5.12).
+	// original does (protocol.md §5.12).
 	return errContinuationLost
 }
 

@@ -11,13 +11,13 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
 
-// Cancel statuses of the cancellation extension (adapter.md §7.1).
+// Cancel statuses of the cancellation extension (protocol.md §7.1).
 const (
 	CancelStatusCancelled       = "cancelled"
 	CancelStatusAlreadyTerminal = "already_terminal"
 )
 
-// Cancel runs the cancellation extension's logic (adapter.md §7.1) for an
+// Cancel runs the cancellation extension's logic (protocol.md §7.1) for an
 // already validated request body. It returns the status to report or an
 // *Error carrying its HTTP status.
 func (a *Adapter) Cancel(ctx context.Context, executionID, threadID, rosInvocationID string) (string, error) {

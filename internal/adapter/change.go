@@ -71,7 +71,7 @@ func (a *Adapter) save(ctx context.Context, doc *state.Thread, prev state.Revisi
 }
 
 // updateBestEffort applies an update whose failure is only logged
-// (adapter.md §11): the writes the original does not fail on.
+// (protocol.md §11): the writes the original does not fail on.
 func (a *Adapter) updateBestEffort(ctx context.Context, t *thread, fn change) {
 	if doc, err := a.update(ctx, t, fn); err != nil && doc != nil {
 		a.log.Warn("Failed to persist AG-UI thread state", "threadId", doc.ThreadID, "error", err)

@@ -2,7 +2,7 @@
 // against its thread (binding, idempotency, one active run, resume rules),
 // the A2A execution that serves it, interrupts and their exactly-once
 // answers, the cancellation extension, disconnects and fail-closed writes
-// (adapter.md §3.5–§3.6, §4.4, §5, §6, §7.1, §9).
+// (protocol.md §3.5–§3.6, §4.4, §5, §6, §7.1, §9).
 //
 // It drives the A2A client and the thread store, and delegates every
 // translation of A2A data into AG-UI events to the pure mapper package. It

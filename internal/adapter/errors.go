@@ -19,7 +19,7 @@ type Error struct {
 func (e *Error) Error() string { return e.Code + ": " + e.Msg }
 
 // Public error codes (protocol reference, "Persistence, disconnection and
-// errors", and adapter.md §2.6–§2.7).
+// errors", and protocol.md §2.6–§2.7).
 const (
 	CodeInvalidInput           = "INVALID_INPUT"
 	CodeStateUnavailable       = "STATE_UNAVAILABLE"
@@ -47,7 +47,7 @@ func newErr(status int, code, msg string) *Error { return &Error{Code: code, Msg
 // runErr builds an error that is only ever reported as RUN_ERROR.
 func runErr(code, msg string) *Error { return &Error{Code: code, Msg: msg, Status: http.StatusOK} }
 
-// Admission errors (adapter.md §2.6).
+// Admission errors (protocol.md §2.6).
 var (
 	errStateUnavailable  = newErr(http.StatusServiceUnavailable, CodeStateUnavailable, i18n.MsgStateUnavailable)
 	errExecutionLost     = newErr(http.StatusConflict, CodeExecutionLost, i18n.MsgExecutionToResumeLost)

@@ -12,7 +12,7 @@ import (
 )
 
 // checkIdentity compares an event's task, context and session with the
-// binding without changing it (adapter.md §4.6).
+// binding without changing it (protocol.md §4.6).
 func (rs *runState) checkIdentity(ev *a2a.Event) error {
 	taskID, contextID, sessionID := mapper.Identity(ev)
 	doc := rs.r.a.view(rs.r.t)
@@ -29,7 +29,7 @@ func (rs *runState) checkIdentity(ev *a2a.Event) error {
 }
 
 // bindIdentity checks an event's identities and persists the first task id
-// and session id at once, failing closed (adapter.md §4.6, §9.3). The
+// and session id at once, failing closed (protocol.md §4.6, §9.3). The
 // session event follows as soon as both are known.
 func (rs *runState) bindIdentity(ctx context.Context, ev *a2a.Event) error {
 	taskID, contextID, sessionID := mapper.Identity(ev)
@@ -78,7 +78,7 @@ func (rs *runState) bindIdentity(ctx context.Context, ev *a2a.Event) error {
 	return nil
 }
 
-// failClosed handles a failed recovery-critical write (adapter.md §9.3):
+// failClosed handles a failed recovery-critical write (protocol.md §9.3):
 // cancel the A2A task, clear pending, mark the execution terminal, persist
 // best effort, and report STATE_PERSISTENCE_FAILED.
 func (rs *runState) failClosed(ctx context.Context, msg string) error {

@@ -22,7 +22,7 @@ type answer struct {
 	digest  string
 }
 
-// resume runs the resume preparation (adapter.md §5.6), validates the
+// resume runs the resume preparation (protocol.md §5.6), validates the
 // answers (§5.7), applies them (§5.8) and follows the continuation.
 func (rs *runState) resume(ctx context.Context) error {
 	r := rs.r
@@ -114,7 +114,7 @@ func (rs *runState) resume(ctx context.Context) error {
 }
 
 // catchUp fetches the pipeline state after the persisted cursor and maps it
-// (adapter.md §9.2). A 404 means there is no pipeline state.
+// (protocol.md §9.2). A 404 means there is no pipeline state.
 func (rs *runState) catchUp(ctx context.Context, taskID string) error {
 	after := rs.r.a.view(rs.r.t).Execution.PipelineSequence
 	if seq := rs.m.PipelineSequence(); seq > after {

@@ -63,7 +63,7 @@ type runState struct {
 
 // Stream executes the run, writing its events to sink, and releases the
 // thread when it returns. ctx is the client's request context: its
-// cancellation is the disconnect signal (agui-1.0.md §1.2).
+// cancellation is the disconnect signal (agui.md §1.2).
 func (r *Run) Stream(ctx context.Context, sink Sink) {
 	rs := r.newRunState(sink)
 	r.a.obs.RunStarted(rs.kind())
@@ -132,7 +132,7 @@ func (rs *runState) newTurn(ctx context.Context) error {
 
 // consume maps A2A events from s until the stream ends or the turn stops.
 // accept, when set, is called once with the first valid event (the commit
-// point of an interrupt answer, adapter.md §5.9). It reports whether any
+// point of an interrupt answer, protocol.md §5.9). It reports whether any
 // valid event arrived.
 func (rs *runState) consume(ctx context.Context, s *a2a.Stream, accept func() error) (bool, error) {
 	got := false
@@ -166,7 +166,7 @@ func (rs *runState) consume(ctx context.Context, s *a2a.Stream, accept func() er
 }
 
 // handle maps one live A2A event. It reports done when the turn stopped:
-// an interrupt was committed, or a state ended the A2A loop (adapter.md
+// an interrupt was committed, or a state ended the A2A loop (protocol.md
 // §4.4 step 7).
 func (rs *runState) handle(ctx context.Context, ev *a2a.Event) (bool, error) {
 	if err := rs.bindIdentity(ctx, ev); err != nil {
@@ -206,7 +206,7 @@ func (rs *runState) flush() error {
 }
 
 // end writes the closing events of a turn that ran to the end of its
-// stream (adapter.md §4.4 step 7).
+// stream (protocol.md §4.4 step 7).
 func (rs *runState) end(ctx context.Context) error {
 	rs.sessionEvent()
 	rs.buf = rs.m.CloseAll(rs.buf)
@@ -234,7 +234,7 @@ func (rs *runState) runError(code, msg string) *agui.RunError {
 }
 
 // fail turns the error a run ended with into its terminal event
-// (adapter.md §4.4 step 8).
+// (protocol.md §4.4 step 8).
 func (rs *runState) fail(ctx context.Context, err error) {
 	if err == nil || errors.Is(err, errPaused) || rs.terminal {
 		return
@@ -281,7 +281,7 @@ func (r *Run) release(ctx context.Context, rs *runState) {
 // settle ends the run's hold on its thread: the execution is marked
 // terminal when the run completed without a pending interrupt, a
 // disconnected ordinary run cancels its A2A task, and the active run id is
-// cleared (adapter.md §4.4 step 9, §9.1). It runs just before the terminal
+// cleared (protocol.md §4.4 step 9, §9.1). It runs just before the terminal
 // event is written, so a client that acts on RUN_FINISHED at once (an
 // immediate resume) never meets THREAD_BUSY.
 func (r *Run) settle(ctx context.Context, rs *runState) {

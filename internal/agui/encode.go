@@ -16,7 +16,7 @@ var ErrInvalidEvent = errors.New("agui: invalid event")
 
 // AppendEvent appends the one-line compact JSON of ev to dst, with the keys
 // "type" and "timestamp" (epoch milliseconds) first and then the event's
-// fields in the order of adapter.md §4.2. If ev cannot be encoded it
+// fields in the order of protocol.md §4.2. If ev cannot be encoded it
 // returns dst unchanged; use EncodeEvent to see the error.
 func AppendEvent(dst []byte, ts int64, ev Event) []byte {
 	out, err := EncodeEvent(dst, ts, ev)

@@ -17,7 +17,7 @@ const (
 )
 
 // decodeMessages checks the required messages array, each entry against
-// its role's branch of the 1.0 MessageSchema union (agui-1.0.md §2.1).
+// its role's branch of the 1.0 MessageSchema union (agui.md §2.1).
 func decodeMessages(raw json.RawMessage) ([]Message, error) {
 	if raw == nil {
 		return nil, invalid("messages", "is required")

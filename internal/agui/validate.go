@@ -8,7 +8,7 @@ import (
 )
 
 // ErrInvalidEnvelope reports a body that violates the AG-UI 1.0
-// RunAgentInput schema or the project's required fields (adapter.md §3.1).
+// RunAgentInput schema or the project's required fields (protocol.md §3.1).
 // Errors returned by DecodeRunAgentInput wrap it and name the offending
 // path (never its value), so they are safe to log.
 var ErrInvalidEnvelope = errors.New("agui: invalid AG-UI RunAgentInput envelope")
@@ -106,8 +106,8 @@ func (o object) optStrings(path string, keys ...string) error {
 }
 
 // DecodeRunAgentInput validates body against the AG-UI 1.0 RunAgentInput
-// schema (agui-1.0.md §2) plus the project rule that state, tools, context
-// and forwardedProps are present (adapter.md §3.1), and decodes it. Unknown
+// schema (agui.md §2) plus the project rule that state, tools, context
+// and forwardedProps are present (protocol.md §3.1), and decodes it. Unknown
 // keys are accepted everywhere. Empty threadId/runId pass (admission
 // decides). User and tool content parts are checked only for an object
 // with a string "type"; part semantics belong to the request package.

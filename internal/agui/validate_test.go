@@ -9,7 +9,7 @@ import (
 )
 
 // clientBody is exactly what @ag-ui/client 1.0.0 sends for runAgent on an
-// empty thread (agui-1.0.md §1.1).
+// empty thread (agui.md §1.1).
 const clientBody = `{"threadId":"t1","runId":"r1","protocolVersion":"1.0","state":{},"messages":[],"tools":[],"context":[],"forwardedProps":{}}`
 
 // withField returns clientBody with key set to the raw JSON value, or

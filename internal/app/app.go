@@ -137,7 +137,7 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 }
 
 // watchIdle stops the server when the adapter has been idle for idle
-// (adapter.md §2.10).
+// (protocol.md §2.10).
 func watchIdle(ctx context.Context, stop context.CancelFunc, ad *adapter.Adapter, idle time.Duration, logger *slog.Logger) {
 	every := min(5*time.Second, max(100*time.Millisecond, idle/4))
 	tick := time.NewTicker(every)

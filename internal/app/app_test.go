@@ -1,6 +1,6 @@
 package app
 
-// Tests of the command line and the managed A2A child (adapter.md §1.7,
+// Tests of the command line and the managed A2A child (protocol.md §1.7,
 // §1.8). The stand-in `iac-code` is a shell script that checks and records
 // how it was started, then execs this test binary as `demo-agent` (TestMain
 // turns it into the real command), so the managed path runs real processes

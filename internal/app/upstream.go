@@ -27,7 +27,7 @@ type upstream struct {
 	stop       func()
 }
 
-// Readiness of a managed child (adapter.md §1.8).
+// Readiness of a managed child (protocol.md §1.8).
 var (
 	childReadyTimeout = 20 * time.Second
 	childPollEvery    = 100 * time.Millisecond
@@ -70,7 +70,7 @@ func freePort() (int, error) {
 }
 
 // startChild starts `iac-code a2a` on a free loopback port with a random
-// token and waits until its /health answers (adapter.md §1.8).
+// token and waits until its /health answers (protocol.md §1.8).
 func startChild(ctx context.Context, path string, cfg *config.Config, getenv func(string) string, logger *slog.Logger) (*upstream, error) {
 	port, err := freePort()
 	if err != nil {

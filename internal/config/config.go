@@ -11,7 +11,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/pypath"
 )
 
-// Defaults of the original (adapter.md §1.2).
+// Defaults of the original (protocol.md §1.2).
 const (
 	DefaultHost = "127.0.0.1"
 	DefaultPort = 8000
@@ -104,7 +104,7 @@ func parseFlags(args []string) (*flagValues, error) {
 
 // Load parses args (without the program name) and the environment, reads the
 // YAML file named by --config, and applies the precedence explicit flag >
-// environment > YAML > default (adapter.md §1.4). A YAML or environment value
+// environment > YAML > default (protocol.md §1.4). A YAML or environment value
 // is type-checked only when it is the one used, as in the original. Validation
 // failures are *Error; -h/--help gives an error wrapping flag.ErrHelp; an
 // unknown flag or a positional argument gives a plain error.

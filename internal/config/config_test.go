@@ -29,7 +29,7 @@ func equalConfig(a, b Config) bool {
 }
 
 // TestPrecedence covers every option against every source it has: explicit
-// flag > environment > YAML > default (adapter.md §1.2, §1.4).
+// flag > environment > YAML > default (protocol.md §1.2, §1.4).
 func TestPrecedence(t *testing.T) {
 	full := "host: 10.1.1.1\nport: 9001\na2a-url: http://localhost:1/\nstate-dir: /yaml/state\n" +
 		"idle-shutdown: 7.5\ndebug: true\nlog-stdout: true\nauth-token: yaml-auth\na2a-token: yaml-a2a\n"
@@ -107,7 +107,7 @@ func TestPrecedence(t *testing.T) {
 	}
 }
 
-// TestYAMLSpellings checks each key in both spellings (adapter.md §1.3).
+// TestYAMLSpellings checks each key in both spellings (protocol.md §1.3).
 func TestYAMLSpellings(t *testing.T) {
 	for _, sep := range []string{"-", "_"} {
 		body := "a2a" + sep + "url: http://127.0.0.1:41242\nstate" + sep + "dir: /s\nidle" + sep +

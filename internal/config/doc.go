@@ -1,5 +1,5 @@
 // Package config owns the adapter's command line, environment variables and
-// YAML file, compatible with the original `iac-code agui` (adapter.md §1,
+// YAML file, compatible with the original `iac-code agui` (protocol.md §1,
 // §8.1): parsing, precedence (explicit flag > environment > YAML > default),
 // strict type checks with the original's messages, the loopback rule for the
 // A2A URL and the state-directory resolution. It also parses the `demo-agent`

@@ -7,7 +7,7 @@ import (
 )
 
 // expandPath expands environment variables, then "~", and returns the
-// absolute, cleaned path (adapter.md §8.1). It does not follow symbolic links:
+// absolute, cleaned path (protocol.md §8.1). It does not follow symbolic links:
 // the directory may not exist yet.
 func expandPath(p string, getenv func(string) string) (string, error) {
 	env := lookup(getenv)

@@ -14,7 +14,7 @@ import (
 )
 
 // Each resolver applies explicit flag > environment > YAML > default for one
-// option and type-checks only the source it uses (adapter.md §1.4).
+// option and type-checks only the source it uses (protocol.md §1.4).
 
 func resolveHost(cfg *Config, fv *flagValues, y yamlFile, getenv func(string) string) error {
 	switch {
@@ -97,7 +97,7 @@ func resolveA2AURL(cfg *Config, fv *flagValues, y yamlFile, getenv func(string) 
 }
 
 // resolveStateDir: explicit > IAC_CODE_AGUI_STATE_DIR > YAML >
-// <IAC_CODE_CONFIG_DIR>/agui > ~/.iac-code/agui (adapter.md §8.1). An empty
+// <IAC_CODE_CONFIG_DIR>/agui > ~/.iac-code/agui (protocol.md §8.1). An empty
 // value at any level means "not set", as the original's default is "".
 func resolveStateDir(cfg *Config, fv *flagValues, y yamlFile, getenv func(string) string) error {
 	dir := ""

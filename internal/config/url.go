@@ -7,7 +7,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
-// loopbackHosts are the only A2A hosts the adapter may use (adapter.md §1.7).
+// loopbackHosts are the only A2A hosts the adapter may use (protocol.md §1.7).
 var loopbackHosts = map[string]bool{"127.0.0.1": true, "localhost": true, "::1": true}
 
 // NormalizeA2AURL checks that raw is an http or https URL whose host is

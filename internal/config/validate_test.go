@@ -12,7 +12,7 @@ import (
 )
 
 // TestValidationMessages: each invalid value gives the original's exact
-// message (adapter.md §1.5), whatever source it comes from.
+// message (protocol.md §1.5), whatever source it comes from.
 func TestValidationMessages(t *testing.T) {
 	cases := []struct {
 		name string

@@ -20,7 +20,7 @@ type yamlFile map[string]*yaml.Node
 // maxConfigBytes bounds the file we read; a real config is a few hundred bytes.
 const maxConfigBytes = 1 << 20
 
-// readYAML loads path. An empty or null document counts as {} (adapter.md
+// readYAML loads path. An empty or null document counts as {} (protocol.md
 // §1.3); a document that is not a mapping gives MsgConfigNotMapping; a read or
 // parse error, or a second document (PyYAML's safe_load refuses those), gives
 // MsgConfigLoad.

@@ -105,7 +105,7 @@ func (a *Agent) ContextHeaders(contextID string) map[string]string {
 	return out
 }
 
-// ServeHTTP routes every request after the bearer check (a2a-upstream.md
+// ServeHTTP routes every request after the bearer check (upstream.md
 // §1.4: every route, /health included).
 func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !a.authorized(r) {

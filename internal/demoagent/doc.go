@@ -1,6 +1,6 @@
 // Package demoagent is the embedded iac-code-compatible A2A 1.0 agent: a
 // hand-written JSON-RPC + SSE server that behaves like `iac-code a2a` on the
-// wire (a2a-upstream.md §9) with scripted, deterministic IaC content, so the
+// wire (upstream.md §9) with scripted, deterministic IaC content, so the
 // adapter runs and is tested end to end with no Python, no LLM and no cloud.
 //
 // It owns: POST / (SendStreamingMessage, SendMessage, GetTask, CancelTask,
@@ -16,7 +16,7 @@
 // It does not use the SDK's a2asrv: iac-code's quirks (plain-JSON errors
 // before the first event, CRLF framing, object error data, pendingPermissions
 // in task metadata, numbers as doubles, permission replies answered on their
-// own stream) are simpler to reproduce by hand (libraries.md §1.4, §1.6).
+// own stream) are simpler to reproduce by hand (dependencies.md §1.4, §1.6).
 //
 // Behaviours are chosen from the user's text (case-insensitive; the first
 // matching row wins):

@@ -71,7 +71,7 @@ func (a *Agent) pipelineSnapshot(t *taskRec) map[string]any {
 }
 
 // serveEnsureRestored answers POST /iac-code/session/ensure-restored
-// (a2a-upstream.md §5.5): "current", or 409 SESSION_BACKUP_NOT_READY once
+// (upstream.md §5.5): "current", or 409 SESSION_BACKUP_NOT_READY once
 // after a "backup not ready" turn and then "restored"; 404 when unknown.
 func (a *Agent) serveEnsureRestored(w http.ResponseWriter, r *http.Request) {
 	var p struct {

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Deployment confirmation (a2a-upstream.md §4.7): a pipeline step parks on
+// Deployment confirmation (upstream.md §4.7): a pipeline step parks on
 // a deployment_confirmation input; the text answer is an option id or label,
 // or the adapter's JSON form {"action":…,"parameter_overrides":…}
 // (docs/decisions.md).
@@ -19,7 +19,7 @@ const (
 )
 
 // deployOptions are the choices offered; ids are unique and every action is
-// one of confirm, adjust, reselect, cancel (adapter.md §5.2).
+// one of confirm, adjust, reselect, cancel (protocol.md §5.2).
 var deployOptions = []any{
 	map[string]any{"id": "confirm", "label": "Deploy now", "action": "confirm"},
 	map[string]any{"id": "adjust", "label": "Adjust parameters", "action": "adjust"},

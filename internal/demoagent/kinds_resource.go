@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Cloud resource selection (a2a-upstream.md §4.7, adapter.md §5.8): a
+// Cloud resource selection (upstream.md §4.7, protocol.md §5.8): a
 // normal-mode turn parks on a cloud_resource_selection input; the answer is
 // a text message made of resourcePrefix and a compact JSON selection.
 
@@ -27,7 +27,7 @@ const (
 	errResMismatch = "input_response_mismatch: resource selection correlation does not match."
 )
 
-// resourceKeys are the keys a selection answer may carry (adapter.md §5.8).
+// resourceKeys are the keys a selection answer may carry (protocol.md §5.8).
 var resourceKeys = map[string]bool{
 	"schemaVersion": true, "kind": true, "status": true, "requestTaskId": true, "contextId": true,
 	"inputId": true, "toolUseId": true, "selectorId": true, "value": true, "label": true,

@@ -40,7 +40,7 @@ func TestPermissionAllow(t *testing.T) {
 	if !strings.Contains(evs[len(evs)-1].raw, `"schemaVersion":1.0`) {
 		t.Fatalf("schemaVersion not a double: %s", evs[len(evs)-1].raw)
 	}
-	// Validation (a2a-upstream.md §4.2).
+	// Validation (upstream.md §4.2).
 	good := reply(tid, inputID, "toolu_demo_bash", "allow_once")
 	extra := reply(tid, inputID, "toolu_demo_bash", "allow_once")
 	extra["note"] = "x"

@@ -97,7 +97,7 @@ func (e *emitter) usage(in, out float64) error {
 		"inputTokens": num(in), "outputTokens": num(out), "totalTokens": num(in + out)}}), false)
 }
 
-// normalTurn is a2a-upstream.md §3.3 with a template written by a tool.
+// normalTurn is upstream.md §3.3 with a template written by a tool.
 func (e *emitter) normalTurn() error {
 	if err := e.begin(); err != nil {
 		return err

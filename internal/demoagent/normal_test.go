@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestNormalTurnFrames checks a2a-upstream.md §3.3 frame by frame.
+// TestNormalTurnFrames checks upstream.md §3.3 frame by frame.
 func TestNormalTurnFrames(t *testing.T) {
 	h := newHarness(t, Options{})
 	s := h.stream("SendStreamingMessage", msgParams("Create a VPC template", "ctx-n", "", cwdMeta("/srv/iac/p1")))
@@ -143,7 +143,7 @@ func TestFailAndRetryable(t *testing.T) {
 		iacOf(last)["error"].(map[string]any)["retryable"] != true {
 		t.Fatalf("retryable: %s", last.raw)
 	}
-	// A parked retryable task can be cancelled (a2a-upstream.md §5.1).
+	// A parked retryable task can be cancelled (upstream.md §5.1).
 	res := h.call("CancelTask", map[string]any{"id": tid})
 	if st := res["result"].(map[string]any)["status"].(map[string]any); st["state"] != stateCanceled {
 		t.Fatalf("cancel retryable: %v", res)

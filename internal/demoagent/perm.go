@@ -32,7 +32,7 @@ type permReply struct {
 	Decision      string      `json:"decision"`
 }
 
-// validatePermission applies a2a-upstream.md §4.2 to the message shape.
+// validatePermission applies upstream.md §4.2 to the message shape.
 func validatePermission(m *inMessage) (*permReply, string) {
 	if len(m.Parts) != 1 || len(m.Parts[0].Data) == 0 || m.Parts[0].MediaType != "application/json" {
 		return nil, errPermPart
@@ -195,7 +195,7 @@ const watcherWait = 2 * time.Second
 
 // awaitWatcher lets a client that answered on its own reply stream come
 // back (SubscribeToTask) before the rest of the turn is published. A2A does
-// not replay missed frames (a2a-upstream.md §5.2); a real tool takes this
+// not replay missed frames (upstream.md §5.2); a real tool takes this
 // long anyway, and waiting makes the scripted continuation deterministic.
 // With no watcher the turn goes on after watcherWait.
 func (e *emitter) awaitWatcher(w *permWait) error {

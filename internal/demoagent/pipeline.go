@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Pipeline envelopes (a2a-upstream.md §3.5). Envelopes are built with Go
+// Pipeline envelopes (upstream.md §3.5). Envelopes are built with Go
 // ints and journaled as plain JSON for /iac-code/pipeline/state; pbify turns
 // them into protobuf-Struct doubles when they ride in frame metadata.
 

@@ -178,7 +178,7 @@ func (e *emitter) pipelineSideband() error {
 		map[string]any{"step": step, "candidate": cand, "permission": perm, "input": proj})
 	e.a.mu.Lock()
 	e.t.sideband[w.inputID] = w
-	// pendingPermissions holds the permission envelopes of a2a-upstream.md
+	// pendingPermissions holds the permission envelopes of upstream.md
 	// §4.1 (the projection with required: true), as the adapter reads them.
 	e.t.pending = []any{pbify(proj)}
 	e.a.mu.Unlock()

@@ -17,7 +17,7 @@ func (e *emitter) pipelineStart(steps ...string) map[string]any {
 		"totalSteps": len(steps), "stepNames": names}, nil)
 }
 
-// question parks on an ask_user_question (a2a-upstream.md §4.3).
+// question parks on an ask_user_question (upstream.md §4.3).
 func (e *emitter) question() error {
 	if err := e.pipe(e.pipelineStart("requirements"), e.stepStarted("requirements", 1, 1)); err != nil {
 		return err
@@ -69,7 +69,7 @@ var (
 	choicePattern = regexp.MustCompile(`^(我)?(要|选|选择)\s*(\d+)$`)
 )
 
-// selection parks on a candidate_selection (a2a-upstream.md §4.4).
+// selection parks on a candidate_selection (upstream.md §4.4).
 func (e *emitter) selection() error {
 	if err := e.pipe(e.pipelineStart("confirm_and_select"), e.stepStarted("confirm_and_select", 1, 1)); err != nil {
 		return err

@@ -253,7 +253,7 @@ func TestSidebandPermissionAndBackupNotReady(t *testing.T) {
 	}
 	task := h.call("GetTask", map[string]any{"id": tid})["result"].(map[string]any)
 	pend, _ := task["metadata"].(map[string]any)["iac_code"].(map[string]any)["pendingPermissions"].([]any)
-	// pendingPermissions lists permission envelopes (a2a-upstream.md §4.1).
+	// pendingPermissions lists permission envelopes (upstream.md §4.1).
 	if len(pend) != 1 || pend[0].(map[string]any)["inputId"] != in["inputId"] || pend[0].(map[string]any)["required"] != true {
 		t.Fatalf("pendingPermissions %v", task["metadata"])
 	}

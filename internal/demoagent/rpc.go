@@ -125,7 +125,7 @@ func (a *Agent) serveList(w http.ResponseWriter, req *rpcRequest) {
 		"tasks": out, "nextPageToken": "", "pageSize": 50, "totalSize": len(out)}))
 }
 
-// serveCancel follows a2a-upstream.md §5.1.
+// serveCancel follows upstream.md §5.1.
 func (a *Agent) serveCancel(w http.ResponseWriter, req *rpcRequest) {
 	t, _, ok := a.taskParams(w, req)
 	if !ok {
@@ -162,7 +162,7 @@ func statusText(t *taskRec) string {
 	return t.t.Status.Message.Parts[0].Text
 }
 
-// serveSubscribe follows a2a-upstream.md §5.2: the current task first, then
+// serveSubscribe follows upstream.md §5.2: the current task first, then
 // live frames, ending at the first input-required or terminal state.
 func (a *Agent) serveSubscribe(w http.ResponseWriter, r *http.Request, req *rpcRequest) {
 	t, _, ok := a.taskParams(w, req)

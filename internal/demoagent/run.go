@@ -199,7 +199,7 @@ func (a *Agent) finishCanceled(t *taskRec, e *emitter) {
 }
 
 // cancelParked cancels an inactive task parked on a pipeline input or a
-// retryable error (a2a-upstream.md §5.1).
+// retryable error (upstream.md §5.1).
 func (a *Agent) cancelParked(t *taskRec) {
 	a.mu.Lock()
 	e := &emitter{a: a, t: t, tid: t.t.ID, cid: t.t.ContextID}
@@ -210,7 +210,7 @@ func (a *Agent) cancelParked(t *taskRec) {
 	a.finishCanceled(t, e)
 }
 
-// runFailed answers with a FAILED status (a2a-upstream.md §6.2). With
+// runFailed answers with a FAILED status (upstream.md §6.2). With
 // ephemeral the stored task is left alone: it is the running task itself.
 func (a *Agent) runFailed(q *sendReq, t *taskRec, text string, ephemeral bool) {
 	if ephemeral {

@@ -23,7 +23,7 @@ type inMessage struct {
 }
 
 // iac returns the iac_code metadata: request-level params.metadata when
-// non-empty, else message.metadata (not merged, a2a-upstream.md §2.1).
+// non-empty, else message.metadata (not merged, upstream.md §2.1).
 func (m *inMessage) iac() map[string]any {
 	src := m.Metadata
 	if len(m.reqMeta) > 0 {

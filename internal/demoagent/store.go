@@ -167,7 +167,7 @@ func (a *Agent) publishError(ctx context.Context, t *taskRec, e *rpcError) error
 
 // applyStatus moves the replaced status message into history and makes the
 // update's iac_code the task's, plus the session id and pending
-// permissions (a2a-upstream.md §5.4). Caller holds a.mu.
+// permissions (upstream.md §5.4). Caller holds a.mu.
 func (a *Agent) applyStatus(t *taskRec, u *statusUpdate) {
 	if old := t.t.Status.Message; old != nil {
 		t.t.History = append(t.t.History, *old)

@@ -137,7 +137,7 @@ type rpcError struct {
 
 func (e *rpcError) Error() string { return e.Message }
 
-// JSON-RPC and A2A error codes (a2a-upstream.md §6.1).
+// JSON-RPC and A2A error codes (upstream.md §6.1).
 const (
 	codeParse          = -32700
 	codeInvalidRequest = -32600

@@ -153,7 +153,7 @@ func TestT(t *testing.T) {
 		{DE, MsgPortRange, "--port muss zwischen 1 und 65535 liegen."},
 		{JA, MsgPermissionRequired, "権限が必要です"},
 		{PT, MsgInputRequired, "Entrada necessária"},
-		// Outside the allowlist: unchanged (adapter.md §2.8).
+		// Outside the allowlist: unchanged (protocol.md §2.8).
 		{ZH, "Some upstream failure text.", "Some upstream failure text."},
 		// Unknown language: unchanged.
 		{Lang("it"), MsgThreadBusy, MsgThreadBusy},
@@ -178,7 +178,7 @@ func TestTf(t *testing.T) {
 }
 
 func TestSpecMessagesVerbatim(t *testing.T) {
-	// A sample of the English texts quoted by adapter.md, checked literally so a
+	// A sample of the English texts quoted by protocol.md, checked literally so a
 	// typo in a constant cannot pass unnoticed.
 	want := map[string]string{
 		MsgUnauthorized:           "A valid bearer token is required.",

@@ -1,7 +1,7 @@
 // Package i18n owns the adapter's public language rules and message catalogue:
 // language normalisation, Accept-Language and locale-environment resolution
-// (adapter.md §2.9), and the translations of every public English message into
-// zh, es, fr, de, ja and pt (adapter.md §2.8).
+// (protocol.md §2.9), and the translations of every public English message into
+// zh, es, fr, de, ja and pt (protocol.md §2.8).
 //
 // It must not touch HTTP, configuration, state or A2A; callers pass plain
 // strings in and get plain strings out. Messages are identified by their

@@ -10,7 +10,7 @@ import (
 // Lang is a supported, normalised language code (a primary subtag).
 type Lang string
 
-// The supported languages (adapter.md §2.9).
+// The supported languages (protocol.md §2.9).
 const (
 	EN Lang = "en"
 	ZH Lang = "zh"
@@ -22,7 +22,7 @@ const (
 )
 
 // Default is the server default language; the spec leaves it open and proposes
-// English (adapter.md §12 item 4).
+// English (protocol.md §12 item 4).
 const Default Lang = EN
 
 var supported = []Lang{EN, ZH, ES, FR, DE, JA, PT}
@@ -57,13 +57,13 @@ func Normalize(tag string) (Lang, bool) {
 	return Default, false
 }
 
-// FromAcceptLanguage applies adapter.md §2.9: entries split on ",", an invalid
+// FromAcceptLanguage applies protocol.md §2.9: entries split on ",", an invalid
 // q-value counts as 0, entries with q <= 0, q > 1 or a non-finite q are dropped,
 // "*" stands for Default, unsupported tags are dropped; the highest q wins and
 // the earliest entry breaks ties. With no candidate it returns Default.
 //
 // Hand-written on purpose: x/text's matcher rejects the whole header on one bad
-// entry and matches regions differently (libraries.md §3).
+// entry and matches regions differently (dependencies.md §3).
 func FromAcceptLanguage(header string) Lang {
 	best, bestQ := Default, 0.0
 	for _, entry := range strings.Split(header, ",") {
@@ -113,7 +113,7 @@ func parseQ(s string) float64 {
 }
 
 // Resolve picks the request language: a supported preferredLanguage wins, then
-// the Accept-Language header, then Default (adapter.md §2.9).
+// the Accept-Language header, then Default (protocol.md §2.9).
 func Resolve(preferred string, acceptLanguage string) Lang {
 	if l, ok := Normalize(preferred); ok {
 		return l
@@ -145,7 +145,7 @@ func FromLocaleEnv(getenv func(string) string) Lang {
 
 // T translates an English public message into lang. English, an unknown
 // language or a message outside the catalogue returns msg unchanged
-// (adapter.md §2.8). A message with a format verb is translated as its format
+// (protocol.md §2.8). A message with a format verb is translated as its format
 // string; use Tf to fill it in.
 func T(lang Lang, msg string) string {
 	if lang == EN {

@@ -54,7 +54,7 @@ func TestFromAcceptLanguage(t *testing.T) {
 		header string
 		want   Lang
 	}{
-		// The two examples of adapter.md §2.9.
+		// The two examples of protocol.md §2.9.
 		{"ja-JP, en;q=0.5", JA},
 		{"zh;q=0, en;q=0.2, ja;q=1", JA},
 		{"", EN},

@@ -3,7 +3,7 @@ package i18n
 // Public English messages. Each is a key of every catalogue; the English text
 // is the identity, so a message outside this list passes through T unchanged.
 
-// Command line, YAML and start-up (adapter.md §1.3, §1.5, §1.7, §1.8).
+// Command line, YAML and start-up (protocol.md §1.3, §1.5, §1.7, §1.8).
 const (
 	MsgPortRange           = "--port must be between 1 and 65535."
 	MsgStateDirNotString   = "--state-dir must be a string."
@@ -20,7 +20,7 @@ const (
 	MsgA2ANotReady            = "The local A2A process did not become ready in time."
 )
 
-// HTTP errors before the stream starts (adapter.md §2.3–§2.6).
+// HTTP errors before the stream starts (protocol.md §2.3–§2.6).
 const (
 	MsgUnauthorized          = "A valid bearer token is required."
 	MsgUnsupportedMediaType  = "Content-Type must be application/json."
@@ -60,7 +60,7 @@ const (
 	MsgContentInvalid            = "The user message content is invalid."
 )
 
-// RUN_ERROR messages (adapter.md §2.7, §5.7–§5.9, §9.3).
+// RUN_ERROR messages (protocol.md §2.7, §5.7–§5.9, §9.3).
 const (
 	MsgTaskIdentityChanged           = "The A2A task identity changed unexpectedly."
 	MsgContextIdentityChanged        = "The A2A context identity changed unexpectedly."
@@ -89,13 +89,13 @@ const (
 	MsgAcceptedResponseCommitFailed  = "The accepted interrupt response could not be committed."
 	MsgSessionBackupNotReady         = "Session backup is still synchronizing. Retry after 3 seconds."
 	MsgObservedExecutionFailed       = "The observed execution failed."
-	// MsgExecutionExpired belongs to the removed interrupt TTL (adapter.md
+	// MsgExecutionExpired belongs to the removed interrupt TTL (protocol.md
 	// §5.11); our server never emits it, it is kept so a stored message still
 	// translates.
 	MsgExecutionExpired = "The interrupted execution has expired."
 )
 
-// Messages the sources use without quoting their text (adapter.md §2.7 "message
+// Messages the sources use without quoting their text (protocol.md §2.7 "message
 // not given"). These wordings are ours.
 const (
 	// MsgResourceSelectorInvalid: A2A_PROTOCOL_ERROR for a resource selector
@@ -108,11 +108,11 @@ const (
 	// write during resume reconciliation.
 	MsgResumeReconcileCommitFailed = "The resumed execution state could not be committed."
 	// MsgCancelNotCommitted: STATE_PERSISTENCE_FAILED (HTTP 503) when the
-	// cancellation extension cannot persist its result (adapter.md §12.9).
+	// cancellation extension cannot persist its result (protocol.md §12.9).
 	MsgCancelNotCommitted = "The cancellation could not be committed."
 )
 
-// Interrupt fallback messages (adapter.md §5.2); they use the interrupt
+// Interrupt fallback messages (protocol.md §5.2); they use the interrupt
 // projection's own language.
 const (
 	MsgPermissionRequired = "Permission required"

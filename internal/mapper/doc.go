@@ -1,6 +1,6 @@
 // Package mapper translates decoded A2A events into AG-UI 1.0 events.
 //
-// It owns the A2A → AG-UI event mapping of adapter.md §4.7–§4.13: text,
+// It owns the A2A → AG-UI event mapping of protocol.md §4.7–§4.13: text,
 // reasoning and tool spans, usage aggregation, pipeline envelope
 // de-duplication and the step lifecycle, the recovery snapshot of §9.2, and
 // the construction of AG-UI interrupts from A2A input projections (§5.1–§5.3).

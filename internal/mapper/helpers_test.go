@@ -112,7 +112,7 @@ func newTestMapper(c Config) *Mapper {
 	return New(c)
 }
 
-// verify mirrors the @ag-ui/client 1.0 verifier (agui-1.0.md §4 step 4)
+// verify mirrors the @ag-ui/client 1.0 verifier (agui.md §4 step 4)
 // for the events a mapper emits, and finally checks that nothing is open,
 // as RUN_FINISHED requires.
 func verify(evs []agui.Event) error {

@@ -7,12 +7,12 @@ type Input struct {
 	ID         string
 	Projection map[string]any
 	// Sideband marks a concurrent sub-pipeline wait; its answer is sent
-	// as a non-streaming SendMessage (adapter.md §5.8).
+	// as a non-streaming SendMessage (protocol.md §5.8).
 	Sideband bool
 }
 
 // projectionKeys are the input keys persisted with a pending interrupt
-// (adapter.md §5.1).
+// (protocol.md §5.1).
 var projectionKeys = [...]string{
 	"schemaVersion", "kind", "requestTaskId", "contextId", "inputId",
 	"toolUseId", "toolName", "title", "purpose", "effect", "target",
@@ -105,7 +105,7 @@ func isString(v any) bool {
 }
 
 // ForeignInput reports whether an input names another A2A task or context
-// than the bound ones (adapter.md §5.1: A2A_PROTOCOL_ERROR "An interrupt
+// than the bound ones (protocol.md §5.1: A2A_PROTOCOL_ERROR "An interrupt
 // belongs to another A2A task/context."). Only ids the input carries are
 // compared, as in the original.
 func ForeignInput(in Input, taskID, contextID string) bool {

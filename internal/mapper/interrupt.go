@@ -12,7 +12,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
-// Interrupt kinds with their own shape (adapter.md §5.2).
+// Interrupt kinds with their own shape (protocol.md §5.2).
 const (
 	KindPermission             = "permission"
 	KindCloudResourceSelection = "cloud_resource_selection"
@@ -25,7 +25,7 @@ type StandardOption struct {
 }
 
 // BuildInterrupt builds the AG-UI interrupt of a persisted input projection
-// (adapter.md §5.2). Schemas are built from map[string]any and []any only,
+// (protocol.md §5.2). Schemas are built from map[string]any and []any only,
 // so they marshal to JSON objects and can be compiled after a JSON round
 // trip.
 func BuildInterrupt(p map[string]any) agui.Interrupt {
@@ -285,7 +285,7 @@ func deploymentSchema(raw []any, opts []StandardOption) map[string]any {
 
 var supportedLangs = map[string]bool{"en": true, "zh": true, "es": true, "fr": true, "de": true, "ja": true, "pt": true}
 
-// normalizeLang applies adapter.md §2.9 to a projection's language: trim,
+// normalizeLang applies protocol.md §2.9 to a projection's language: trim,
 // lowercase, "_" → "-", primary subtag, else "en".
 func normalizeLang(v any) string {
 	s := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(str(v))), "_", "-")

@@ -22,7 +22,7 @@ func canonical(t testing.TB, b []byte) string {
 }
 
 func TestPermissionInterruptMatchesSpecExample(t *testing.T) {
-	// The A2A permission envelope of a2a-upstream.md §4.1, as it arrives.
+	// The A2A permission envelope of upstream.md §4.1, as it arrives.
 	frame := `{"statusUpdate":{"taskId":"task-1","contextId":"agui-4f1c…","status":{"state":"TASK_STATE_INPUT_REQUIRED"},"metadata":{"iac_code":{` +
 		`"input":{"schemaVersion":1,"kind":"permission","requestTaskId":"task-1","contextId":"agui-4f1c…","inputId":"permission-9f2c…","toolUseId":"toolu_1","toolName":"bash",` +
 		`"title":"Run a local shell command","purpose":"Execute a local command needed for the requested infrastructure task.",` +
@@ -44,7 +44,7 @@ func TestPermissionInterruptMatchesSpecExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := `{"type":"RUN_FINISHED","timestamp":1767225600000,` + string(body[1:])
-	// adapter.md §5.3, verbatim.
+	// protocol.md §5.3, verbatim.
 	want := `{"type":"RUN_FINISHED","timestamp":1767225600000,"threadId":"thread-1","runId":"run-1",
  "outcome":{"type":"interrupt","interrupts":[{
    "id":"permission-9f2c…",

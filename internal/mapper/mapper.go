@@ -104,7 +104,7 @@ func (m *Mapper) Map(dst []agui.Event, ev *a2a.Event) []agui.Event {
 
 // MapTaskSnapshot appends the events of a GetTask result during resume
 // preparation: like Map, but without its pipeline events and without its
-// status text, so the last message is not emitted again (adapter.md §5.6).
+// status text, so the last message is not emitted again (protocol.md §5.6).
 func (m *Mapper) MapTaskSnapshot(dst []agui.Event, ev *a2a.Event) []agui.Event {
 	return m.mapEvent(dst, ev, false, false)
 }
@@ -196,7 +196,7 @@ func historyText(h []a2a.Message) (string, string) {
 func isAgentRole(r string) bool { return r == a2a.RoleAgent || r == "agent" }
 
 // CloseAll appends the events that close every open span, in the order of
-// adapter.md §4.13. Steps opened in this run are finished but stay in the
+// protocol.md §4.13. Steps opened in this run are finished but stay in the
 // durable set, so they reopen in the next run.
 func (m *Mapper) CloseAll(dst []agui.Event) []agui.Event {
 	dst = m.closeReasoning(dst)
@@ -254,7 +254,7 @@ func sortedKeys(s map[string]struct{}) []string {
 }
 
 // Identity returns the task, context and iac-code session ids of an A2A
-// event (adapter.md §4.6).
+// event (protocol.md §4.6).
 func Identity(ev *a2a.Event) (taskID, contextID, sessionID string) {
 	if ev == nil {
 		return "", "", ""

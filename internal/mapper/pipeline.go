@@ -141,7 +141,7 @@ func (m *Mapper) pipelineMessageID(env map[string]any) string {
 	return b.String()
 }
 
-// stepLifecycle maps step start and finish envelopes (adapter.md §4.12).
+// stepLifecycle maps step start and finish envelopes (protocol.md §4.12).
 func (m *Mapper) stepLifecycle(dst []agui.Event, env map[string]any, typ string) []agui.Event {
 	var starts bool
 	switch typ {
@@ -216,7 +216,7 @@ func stepName(key string) string {
 }
 
 // ReopenSteps appends one STEP_STARTED per durable open step, sorted by key
-// (adapter.md §4.4 step 3). They count as opened in this run.
+// (protocol.md §4.4 step 3). They count as opened in this run.
 func (m *Mapper) ReopenSteps(dst []agui.Event) []agui.Event {
 	keys := sortedKeys(m.durable)
 	for _, k := range keys {
@@ -230,7 +230,7 @@ func (m *Mapper) ReopenSteps(dst []agui.Event) []agui.Event {
 	return dst
 }
 
-// MapPipelineState appends the recovery view of adapter.md §9.2: one
+// MapPipelineState appends the recovery view of protocol.md §9.2: one
 // ACTIVITY_SNAPSHOT, then the catch-up envelopes de-duplicated by eventId
 // (by sequence when there is none). The cursor becomes the largest of
 // itself, the events' sequences and snapshot.lastSequence; it never moves

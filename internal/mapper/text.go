@@ -12,7 +12,7 @@ import (
 
 // message is the bookkeeping of one text message id. The text itself is
 // never kept: a running SHA-256 of the text since the last snapshot is all
-// the resume de-duplication needs (adapter.md §4.7).
+// the resume de-duplication needs (protocol.md §4.7).
 type message struct {
 	open     bool
 	pipeline bool
@@ -163,7 +163,7 @@ func (m *Mapper) recordMsg(ms *message) {
 }
 
 // RecordTextSnapshot records the digest of every message's unrecorded text
-// (adapter.md §5.4 step 1, interrupt commit).
+// (protocol.md §5.4 step 1, interrupt commit).
 func (m *Mapper) RecordTextSnapshot() {
 	for _, ms := range m.msgs {
 		m.recordMsg(ms)

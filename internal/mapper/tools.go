@@ -5,7 +5,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/agui"
 )
 
-// tool maps iac_code.tool (adapter.md §4.9).
+// tool maps iac_code.tool (protocol.md §4.9).
 func (m *Mapper) tool(dst []agui.Event, t map[string]any) []agui.Event {
 	status := str(t["status"])
 	id := str(t["toolUseId"])

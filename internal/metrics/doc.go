@@ -2,7 +2,7 @@
 // registry (with the Go and process collectors), the run, interrupt,
 // admission and state-write series fed through adapter.Observer, the HTTP
 // request counter fed by the server, and the handler of GET /metrics. The
-// original adapter records no metrics (adapter.md §11, §12.12); this is a
+// original adapter records no metrics (protocol.md §11, §12.12); this is a
 // product addition.
 //
 // Every label value is drawn from a bounded set: it must never carry a

@@ -27,7 +27,7 @@ func runOutcome(o string) string {
 }
 
 // inputKinds are the input kinds of the iac-code projection
-// (adapter.md §5.2); the projection comes from A2A, so its kind is not
+// (protocol.md §5.2); the projection comes from A2A, so its kind is not
 // trusted to be one of them.
 var inputKinds = map[string]bool{
 	"permission": true, "ask_user_question": true, "candidate_selection": true,
@@ -42,7 +42,7 @@ func inputKind(k string) string {
 }
 
 // errorCode keeps a public error code (upper-case letters, digits and
-// underscores, as every code of adapter.md §2.6–§2.7) and "" (no error);
+// underscores, as every code of protocol.md §2.6–§2.7) and "" (no error);
 // anything else counts as "other".
 func errorCode(c string) string {
 	if len(c) > 40 {

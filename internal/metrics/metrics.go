@@ -25,7 +25,7 @@ const (
 const other = "other"
 
 // Runs last from milliseconds (an admission error streamed at once) to the
-// A2A client's one-hour timeout (adapter.md §11).
+// A2A client's one-hour timeout (protocol.md §11).
 var runBuckets = []float64{0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600}
 
 // A state write is a small file written and synced; seconds mean a sick disk.

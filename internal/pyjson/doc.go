@@ -6,8 +6,8 @@
 // The original adapter used that form for two things clients or files can
 // observe, so matching it byte for byte keeps the two implementations
 // interchangeable: the canonical request digest that classifies replayed
-// run ids (adapter.md §6) and the tool arguments of TOOL_CALL_ARGS
-// (adapter.md §4.9).
+// run ids (protocol.md §6) and the tool arguments of TOOL_CALL_ARGS
+// (protocol.md §4.9).
 //
 // It owns only the encoding; it must not parse requests or know AG-UI or
 // A2A shapes.

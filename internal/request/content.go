@@ -12,7 +12,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
-// Limits of user content (adapter.md §3.2, §11).
+// Limits of user content (protocol.md §3.2, §11).
 const (
 	maxImageBytes           = 8 << 20
 	maxTotalImageBytes      = 10 << 20

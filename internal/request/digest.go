@@ -7,7 +7,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/pyjson"
 )
 
-// Digest returns the canonical request digest (adapter.md §6): SHA-256,
+// Digest returns the canonical request digest (protocol.md §6): SHA-256,
 // lowercase hex, of the parsed body re-serialised exactly like Python's
 // json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).
 // Matching Python byte for byte keeps replays of requests admitted by the

@@ -1,7 +1,7 @@
 // Package request parses and validates the iac-code part of an AG-UI run
 // request.
 //
-// It owns the strict forwardedProps.iacCode schema (adapter.md §3.3), the
+// It owns the strict forwardedProps.iacCode schema (protocol.md §3.3), the
 // workspace (cwd) resolution against the allowed roots (§3.4), the
 // conversion of the latest user message into A2A parts (§3.2), the
 // canonical request digest used for run idempotency (§6), and the A2A

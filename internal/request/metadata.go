@@ -3,7 +3,7 @@ package request
 import "strings"
 
 // Metadata builds message.metadata.iac_code for an A2A request
-// (adapter.md §10.3–§10.4). cwd is the resolved workspace and lang the
+// (protocol.md §10.3–§10.4). cwd is the resolved workspace and lang the
 // normalised request language. Keys with absent values are dropped;
 // cleanupOnly is always present and llm_headers is present also when {}.
 // Values are JSON-shaped (map[string]any, string, bool, int64) so the A2A

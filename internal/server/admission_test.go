@@ -12,7 +12,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
 
-// TestPreStreamErrors covers every check of adapter.md §2.5 that answers
+// TestPreStreamErrors covers every check of protocol.md §2.5 that answers
 // before the stream, with its status, code and message in English and
 // Spanish.
 func TestPreStreamErrors(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 var errTooLarge = errors.New("request body too large")
 
 // readBody reads at most limit bytes of the body, checking Content-Length
-// first and counting while reading (adapter.md §2.5 step 4). The read
+// first and counting while reading (protocol.md §2.5 step 4). The read
 // deadline ServeHTTP set still applies; it is lifted when the body is in.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	if r.ContentLength > limit {
@@ -33,7 +33,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 }
 
 // admitBody runs the checks both POST routes share, in order: bearer
-// authentication, the JSON media type, and the body limit (adapter.md §2.5
+// authentication, the JSON media type, and the body limit (protocol.md §2.5
 // steps 2–4, §7.1). It answers the error itself and returns ok false.
 // invalidJSON is the route's message for a body that ended early.
 func (h *Handler) admitBody(w http.ResponseWriter, r *http.Request, lang i18n.Lang, limit int64, tooLarge, invalidJSON string) ([]byte, bool) {

@@ -9,7 +9,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
-// cancel serves the cancellation extension (adapter.md §7.1).
+// cancel serves the cancellation extension (protocol.md §7.1).
 func (h *Handler) cancel(w http.ResponseWriter, r *http.Request) {
 	lang := requestLang(r)
 	body, ok := h.admitBody(w, r, lang, maxCancelBody, i18n.MsgCancelTooLarge, i18n.MsgCancelInvalidJSON)

@@ -7,7 +7,7 @@ import (
 
 // TestContinuationLost: after an accepted answer, a continuation that ends
 // while the task still works (subscription and GetTask both say working)
-// ends A2A_UNAVAILABLE and cancels the task (adapter.md §5.12). Scripted: a
+// ends A2A_UNAVAILABLE and cancels the task (protocol.md §5.12). Scripted: a
 // task stuck in WORKING behind a silent subscription happens only when
 // iac-code loses its connection mid-turn.
 func TestContinuationLost(t *testing.T) {

@@ -3,7 +3,7 @@
 // extension in their specified order (media type, body limits, JSON,
 // envelope), the JSON error envelope, the SSE response, the health and
 // metrics routes, the per-route request counter, and the server's timeouts
-// and graceful shutdown (adapter.md §2, §7.1).
+// and graceful shutdown (protocol.md §2, §7.1).
 //
 // It hands admitted requests to the adapter package and must not interpret
 // A2A data, thread state or the iac-code extension beyond extracting the

@@ -10,7 +10,7 @@ import (
 )
 
 // errorBody is the JSON error envelope used before a stream starts
-// (adapter.md §2.4).
+// (protocol.md §2.4).
 type errorBody struct {
 	Error struct {
 		Code    string `json:"code"`

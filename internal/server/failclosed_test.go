@@ -32,7 +32,7 @@ func (s *failingStore) Save(ctx context.Context, t *state.Thread, prev state.Rev
 
 // TestFailClosedWrites: a failed recovery-critical write cancels the A2A
 // task and ends with STATE_PERSISTENCE_FAILED, never announcing the state
-// (adapter.md §9.3). Saves: 1 admission, 2 task id, 3 session id, 4 the
+// (protocol.md §9.3). Saves: 1 admission, 2 task id, 3 session id, 4 the
 // interrupt commit.
 func TestFailClosedWrites(t *testing.T) {
 	cases := []struct {

@@ -20,7 +20,7 @@ import (
 )
 
 // TestIdentityChangeIsProtocolError: a task id that changes mid-stream ends
-// the run with A2A_PROTOCOL_ERROR (adapter.md §4.6). Scripted: iac-code
+// the run with A2A_PROTOCOL_ERROR (protocol.md §4.6). Scripted: iac-code
 // never changes a task's identity mid-stream.
 func TestIdentityChangeIsProtocolError(t *testing.T) {
 	s := &script{answer: func(method string, n int, ctxID string) (bool, []string) {
@@ -45,7 +45,7 @@ func TestIdentityChangeIsProtocolError(t *testing.T) {
 // (chattr +i: the tests run as root, which file modes do not stop) while a
 // permission run is on its way: the interrupt cannot be committed, so the
 // run ends STATE_PERSISTENCE_FAILED without announcing it, and the A2A task
-// is cancelled (adapter.md §9.3).
+// is cancelled (protocol.md §9.3).
 func TestReadOnlyStateDirFailsClosed(t *testing.T) {
 	if _, err := exec.LookPath("chattr"); err != nil {
 		t.Skip("chattr not available")
@@ -98,7 +98,7 @@ func TestReadOnlyStateDirFailsClosed(t *testing.T) {
 }
 
 // TestUpstreamDown: an A2A server that does not answer at all ends the run
-// with A2A_UNAVAILABLE after RUN_STARTED (adapter.md §4.4 step 8).
+// with A2A_UNAVAILABLE after RUN_STARTED (protocol.md §4.4 step 8).
 func TestUpstreamDown(t *testing.T) {
 	dead := httptest.NewServer(http.NotFoundHandler())
 	url := dead.URL + "/"

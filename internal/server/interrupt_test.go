@@ -49,7 +49,7 @@ func countCalls(calls []demoagent.Call, method string, partKind string) int {
 	return n
 }
 
-// TestPermissionInterruptAndResume walks the permission flow of adapter.md
+// TestPermissionInterruptAndResume walks the permission flow of protocol.md
 // §5: interrupt outcome, the resume rules and errors, exactly-once apply.
 func TestPermissionInterruptAndResume(t *testing.T) {
 	e := newEnv(t, envOptions{})
@@ -122,7 +122,7 @@ func TestPermissionInterruptAndResume(t *testing.T) {
 	if !strings.Contains(r.Raw, `"type":"TOOL_CALL_RESULT"`) {
 		t.Fatalf("the permitted tool did not report a result: %v", types(r.Events))
 	}
-	// Text shown before the interrupt is not shown again (adapter.md §4.7).
+	// Text shown before the interrupt is not shown again (protocol.md §4.7).
 	if strings.Contains(r.Raw, "I need to inspect the workspace first.") {
 		t.Fatalf("text from before the interrupt was replayed:\n%s", r.Raw)
 	}
@@ -213,7 +213,7 @@ func TestCancelExtension(t *testing.T) {
 }
 
 // TestDisconnectCancelsOrdinaryRun: closing the connection of an ordinary
-// run cancels its A2A task (adapter.md §9.1).
+// run cancels its A2A task (protocol.md §9.1).
 func TestDisconnectCancelsOrdinaryRun(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	s := openStream(t, e.URL, e.body("thread-dc", "run-1", "slow", nil))

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The two later input kinds end to end (adapter.md §5.2, §5.7, §5.8): cloud
+// The two later input kinds end to end (protocol.md §5.2, §5.7, §5.8): cloud
 // resource selection and deployment confirmation, through the real adapter
 // and the embedded agent over loopback HTTP.
 
@@ -306,7 +306,7 @@ func TestDeploymentConfirmationCancelAction(t *testing.T) {
 	it := startDeploy(t, e, th)
 	taskID := it["metadata"].(map[string]any)["requestTaskId"].(string)
 	r := post(t, e.URL, deployResume(e, th, "run-2", resolve(it["id"], map[string]any{"action": "cancel"})), nil)
-	// The agent ends the pipeline CANCELED (adapter.md §4.4 step 7).
+	// The agent ends the pipeline CANCELED (protocol.md §4.4 step 7).
 	assertRunError(t, r, "CANCELLED", "The execution was cancelled.")
 	if got := answerTexts(e, taskID); !reflect.DeepEqual(got, []string{`{"action":"cancel","parameter_overrides":null}`}) {
 		t.Fatalf("A2A answers %q", got)

@@ -158,7 +158,7 @@ func TestMetricsDisconnectedRun(t *testing.T) {
 }
 
 // TestMetricsAuth: with a token, /metrics needs it like POST / does
-// (adapter.md §2.3 envelope); /health stays open.
+// (protocol.md §2.3 envelope); /health stays open.
 func TestMetricsAuth(t *testing.T) {
 	e := newEnv(t, envOptions{authToken: "metrics-token"})
 	status, body := scrapeMetrics(t, e, nil)

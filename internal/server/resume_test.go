@@ -16,7 +16,7 @@ func allow(id any) map[string]any {
 
 // TestBackupNotReady: a resume while A2A's session backup synchronises gets
 // the retryable SESSION_BACKUP_NOT_READY, nothing reaches A2A, the
-// interrupt stays pending, and the retry succeeds (adapter.md §5.6 step 2).
+// interrupt stays pending, and the retry succeeds (protocol.md §5.6 step 2).
 func TestBackupNotReady(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	const th = "thread-backup"
@@ -36,7 +36,7 @@ func TestBackupNotReady(t *testing.T) {
 }
 
 // TestSidebandPermission: a candidate-scope permission is answered with a
-// non-streaming SendMessage (adapter.md §5.8).
+// non-streaming SendMessage (protocol.md §5.8).
 func TestSidebandPermission(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	const th = "thread-sideband"
@@ -130,7 +130,7 @@ func TestIncompleteResume(t *testing.T) {
 }
 
 // TestCancelledQuestion: cancelling a question cancels the A2A task and
-// ends the run with CANCELLED (adapter.md §5.8).
+// ends the run with CANCELLED (protocol.md §5.8).
 func TestCancelledQuestion(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	const th = "thread-cq"
@@ -205,7 +205,7 @@ func TestTaskIdentityMismatch(t *testing.T) {
 
 // TestPipelinePermissionStepsAcrossResume: a parent-scope pipeline
 // permission closes the open step before the interrupt outcome, and the
-// resumed run reopens it first (adapter.md §4.4 step 3, §4.13).
+// resumed run reopens it first (protocol.md §4.4 step 3, §4.13).
 func TestPipelinePermissionStepsAcrossResume(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	const th = "thread-pp"

@@ -12,7 +12,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 )
 
-// run serves POST /: the checks of adapter.md §2.5 in order, then the SSE
+// run serves POST /: the checks of protocol.md §2.5 in order, then the SSE
 // stream of the admitted run.
 func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 	lang := requestLang(r)

@@ -9,7 +9,7 @@ import (
 )
 
 // TestNormalRun: the normal turn of the embedded agent maps to the event
-// sequence of adapter.md §4.4 with the A2A metadata of §10.4.
+// sequence of protocol.md §4.4 with the A2A metadata of §10.4.
 func TestNormalRun(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	r := post(t, e.URL, e.body("thread-normal", "run-1", "Create a VPC template", map[string]any{
@@ -146,7 +146,7 @@ func TestHeartbeat(t *testing.T) {
 	}
 }
 
-// assertBalanced mirrors the client's verifier (agui-1.0.md §4 step 4).
+// assertBalanced mirrors the client's verifier (agui.md §4 step 4).
 func assertBalanced(t *testing.T, evs []map[string]any) {
 	t.Helper()
 	open := map[string]bool{}
@@ -188,7 +188,7 @@ func assertBalanced(t *testing.T, evs []map[string]any) {
 }
 
 // TestImageForwarded: an inline image reaches A2A as the data part of
-// adapter.md §10.5, with the AG-UI message id as the A2A message id.
+// protocol.md §10.5, with the AG-UI message id as the A2A message id.
 func TestImageForwarded(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	png := "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="

@@ -87,7 +87,7 @@ func waitingTask(ctxID, input string) string {
 
 // TestAnswerNotAccepted: a permission answer whose stream brings no event
 // is not accepted; the interrupt stays pending and a later resume applies
-// it (adapter.md §5.8, §5.9).
+// it (protocol.md §5.8, §5.9).
 func TestAnswerNotAccepted(t *testing.T) {
 	s := &script{answer: func(method string, n int, ctxID string) (bool, []string) {
 		input := permissionInput("task-1", ctxID)
@@ -119,7 +119,7 @@ func TestAnswerNotAccepted(t *testing.T) {
 }
 
 // TestForeignInput: an input that names another task is a protocol error
-// (adapter.md §5.1).
+// (protocol.md §5.1).
 func TestForeignInput(t *testing.T) {
 	s := &script{answer: func(method string, n int, ctxID string) (bool, []string) {
 		return true, []string{`{"task":` + waitingTask(ctxID, permissionInput("task-other", ctxID)) + `}`}

@@ -11,7 +11,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
-// Limits of the HTTP surface (adapter.md §11).
+// Limits of the HTTP surface (protocol.md §11).
 const (
 	maxRunBody    = 12 << 20
 	maxCancelBody = 64 << 10
@@ -129,7 +129,7 @@ func (h *Handler) health(w http.ResponseWriter, _ *http.Request) {
 	})
 }
 
-// authorized checks the bearer token in constant time (adapter.md §2.3).
+// authorized checks the bearer token in constant time (protocol.md §2.3).
 func (h *Handler) authorized(r *http.Request) bool {
 	want := h.opts.AuthToken
 	if want == "" {

@@ -7,7 +7,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
-// TestAdmissionErrorsTranslated: each 409 of adapter.md §2.6 answers with
+// TestAdmissionErrorsTranslated: each 409 of protocol.md §2.6 answers with
 // its code and its message in the request language (English and Spanish
 // here; the catalogue test covers the other five languages).
 func TestAdmissionErrorsTranslated(t *testing.T) {

@@ -18,7 +18,7 @@ const (
 	tempAttempts = 16
 )
 
-// writeAtomic replaces path with data (adapter.md §8.5): a temp file
+// writeAtomic replaces path with data (protocol.md §8.5): a temp file
 // ".<name>.<random>.tmp" in the same directory, write, fsync, rename (up to
 // three attempts on a permission error, which transient scanners and Windows
 // locks cause), then fsync of the directory. The temp file is removed on

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// Decode parses and validates a stored document of threadID (adapter.md
+// Decode parses and validates a stored document of threadID (protocol.md
 // §8.4). Errors wrap ErrUnavailable. Other Store backends use it with Encode
 // so that every backend stores the same bytes under the same rules.
 func Decode(data []byte, threadID string) (*Thread, error) {
@@ -27,7 +27,7 @@ func Decode(data []byte, threadID string) (*Thread, error) {
 // json.Marshal(t), whose field order and nil handling differ.
 func Encode(t *Thread) ([]byte, error) { return encodeThread(t) }
 
-// decodeThread parses and validates a document per adapter.md §8.4, mirroring
+// decodeThread parses and validates a document per protocol.md §8.4, mirroring
 // the original's checks: missing optional cursors default to empty, the three
 // top-level collections are required, unknown keys and a stale pending
 // "expiresAt" are ignored. The returned error names the field, never a value.

@@ -1,5 +1,5 @@
 // Package state owns the durable per-thread mapping document of the AG-UI
-// adapter (adapter.md §8): its Go types (schemaVersion 1, byte-compatible with
+// adapter (protocol.md §8): its Go types (schemaVersion 1, byte-compatible with
 // the original Python adapter), the thread-id to file-key encoding, validation
 // on load, and atomic, owner-private persistence under <root>/threads.
 //

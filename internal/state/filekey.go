@@ -22,7 +22,7 @@ const (
 	maxPlainKeyLen = 236
 )
 
-// FileKey returns the file stem of a thread's document (adapter.md §8.2):
+// FileKey returns the file stem of a thread's document (protocol.md §8.2):
 // the id itself when it is a safe lowercase portable name, else
 // "aguiid~" + lowercase hex of its UTF-8 bytes when that fits in 200
 // characters, else "aguihash~" + SHA-256 hex. Keys are distinct for distinct

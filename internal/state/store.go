@@ -39,7 +39,7 @@ const NoRevision Revision = ""
 //
 // Load returns the validated document of threadID and its revision,
 // ErrNotFound when none exists, or an error wrapping ErrUnavailable when it
-// cannot be read or fails validation (adapter.md §8.4); a bad document
+// cannot be read or fails validation (protocol.md §8.4); a bad document
 // affects that thread alone. Load reads only the requested thread.
 //
 // Save replaces the thread's document atomically if, and only if, the
@@ -91,7 +91,7 @@ type FileStore struct {
 var _ Store = (*FileStore)(nil)
 
 // NewFileStore returns a store rooted at root (already resolved by the
-// caller; see adapter.md §8.1). It touches nothing on disk.
+// caller; see protocol.md §8.1). It touches nothing on disk.
 func NewFileStore(root string) *FileStore {
 	return &FileStore{root: root, threads: filepath.Join(root, "threads"), rename: os.Rename}
 }

@@ -11,7 +11,7 @@ import (
 // writes.
 const SchemaVersion = 1
 
-// Thread is the persisted binding of one AG-UI thread (adapter.md §8.3).
+// Thread is the persisted binding of one AG-UI thread (protocol.md §8.3).
 // Absent optional identities are nil pointers and are written as JSON null,
 // as the original does.
 type Thread struct {
@@ -66,7 +66,7 @@ var persistedInputFields = map[string]struct{}{
 }
 
 // ProjectInput returns a deep copy of an A2A input that keeps only the public
-// keys of adapter.md §5.1. Store implementations apply it on load and save so
+// keys of protocol.md §5.1. Store implementations apply it on load and save so
 // that nothing else (tool arguments, credentials) is ever persisted.
 func ProjectInput(value map[string]any) map[string]any {
 	out := make(map[string]any, len(value))
