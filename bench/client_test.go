@@ -44,7 +44,7 @@ func newRelayEnv(t testing.TB, o upstreamOptions) *relayEnv {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ad := adapter.New(adapter.Options{
 		Store:        state.NewFileStore(t.TempDir()),
-		Client:       a2a.New(up.URL, ""),
+		Upstream:     adapter.A2A(a2a.New(up.URL, "")),
 		AllowedRoots: request.AllowedRoots([]string{root}),
 		Logger:       logger,
 	})

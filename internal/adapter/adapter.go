@@ -6,14 +6,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
 
 // Options configures an Adapter.
 type Options struct {
-	Store  state.Store
-	Client *a2a.Client
+	Store state.Store
+	// Upstream is the A2A server (A2A wraps the A2A client).
+	Upstream Upstream
 	// AllowedRoots are the resolved workspace roots (request.AllowedRoots).
 	AllowedRoots []string
 	Logger       *slog.Logger
@@ -37,7 +37,7 @@ const DefaultMaxCachedThreads = 10000
 // mapping. It is safe for concurrent use.
 type Adapter struct {
 	store  state.Store
-	client *a2a.Client
+	client Upstream
 	roots  []string
 	log    *slog.Logger
 	now    func() time.Time
@@ -89,7 +89,7 @@ func New(o Options) *Adapter {
 	}
 	return &Adapter{
 		store:        o.Store,
-		client:       o.Client,
+		client:       o.Upstream,
 		roots:        o.AllowedRoots,
 		log:          o.Logger,
 		now:          o.Now,

@@ -134,7 +134,7 @@ func (rs *runState) newTurn(ctx context.Context) error {
 // accept, when set, is called once with the first valid event (the commit
 // point of an interrupt answer, protocol.md §5.9). It reports whether any
 // valid event arrived.
-func (rs *runState) consume(ctx context.Context, s *a2a.Stream, accept func() error) (bool, error) {
+func (rs *runState) consume(ctx context.Context, s Stream, accept func() error) (bool, error) {
 	got := false
 	for {
 		ev, err := s.Next()

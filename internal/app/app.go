@@ -99,7 +99,7 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	m := metrics.New()
 	ad := adapter.New(adapter.Options{
 		Store:        state.NewFileStore(cfg.StateDir),
-		Client:       a2a.New(up.url, up.token),
+		Upstream:     adapter.A2A(a2a.New(up.url, up.token)),
 		AllowedRoots: request.AllowedRoots(cfg.AllowedCWDs),
 		Logger:       logger,
 		Observer:     m,

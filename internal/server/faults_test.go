@@ -69,7 +69,7 @@ func TestReadOnlyStateDirFailsClosed(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = agentSrv.Close() })
 	root, _ := filepath.EvalSymlinks(t.TempDir())
-	ad := adapter.New(adapter.Options{Store: state.NewFileStore(stateDir), Client: a2a.New(agentSrv.URL, ""), AllowedRoots: request.AllowedRoots([]string{root})})
+	ad := adapter.New(adapter.Options{Store: state.NewFileStore(stateDir), Upstream: adapter.A2A(a2a.New(agentSrv.URL, "")), AllowedRoots: request.AllowedRoots([]string{root})})
 	srv := httptest.NewServer(server.New(server.Options{Adapter: ad}))
 	t.Cleanup(srv.Close)
 	e := &env{Root: root}
@@ -104,7 +104,7 @@ func TestUpstreamDown(t *testing.T) {
 	url := dead.URL + "/"
 	dead.Close() // nothing listens on this port any more
 	root, _ := filepath.EvalSymlinks(t.TempDir())
-	ad := adapter.New(adapter.Options{Store: state.NewFileStore(t.TempDir()), Client: a2a.New(url, ""), AllowedRoots: request.AllowedRoots([]string{root})})
+	ad := adapter.New(adapter.Options{Store: state.NewFileStore(t.TempDir()), Upstream: adapter.A2A(a2a.New(url, "")), AllowedRoots: request.AllowedRoots([]string{root})})
 	srv := httptest.NewServer(server.New(server.Options{Adapter: ad}))
 	t.Cleanup(srv.Close)
 	e := &env{Root: root}

@@ -83,7 +83,7 @@ func (e *env) serve(t *testing.T) {
 	ad := adapter.New(adapter.Options{
 		Observer:         e.Metrics,
 		Store:            store,
-		Client:           a2a.New(e.agentURL, "upstream-token"),
+		Upstream:         adapter.A2A(a2a.New(e.agentURL, "upstream-token")),
 		AllowedRoots:     request.AllowedRoots([]string{e.Root}),
 		MaxCachedThreads: e.opts.maxCached,
 	})
