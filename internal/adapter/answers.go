@@ -11,15 +11,13 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/agui"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 	"github.com/iac-code-agui/iac-code-agui/internal/mapper"
+	"github.com/iac-code-agui/iac-code-agui/internal/projection"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
 
 // Input kinds of the iac-code projection (protocol.md §5.2).
 const (
-	kindPermission         = "permission"
-	kindResourceSelection  = "cloud_resource_selection"
-	kindDeploymentConfirm  = "deployment_confirmation"
 	resourceSelectionLabel = 1024
 )
 
@@ -45,12 +43,9 @@ func answerDigest(e agui.ResumeEntry) (string, error) {
 	return request.Digest(b.Bytes())
 }
 
-func kindOf(p state.Pending) string {
-	k, _ := p.Value["kind"].(string)
-	return k
-}
+func kindOf(p state.Pending) projection.Kind { return projection.KindOf(p.Value) }
 
-func isPermission(p state.Pending) bool { return kindOf(p) == kindPermission }
+func isPermission(p state.Pending) bool { return kindOf(p) == projection.KindPermission }
 
 // validateAnswer applies §5.7: a resolved entry needs a payload matching the
 // interrupt's responseSchema; a cancelled permission is validated as deny;
@@ -78,7 +73,7 @@ func validateAnswer(a answer) error {
 	if err := schema.Validate(payload); err != nil {
 		return runErr(CodeResumePayloadInvalid, i18n.MsgPayloadInvalid)
 	}
-	if kindOf(a.pending) == kindResourceSelection {
+	if kindOf(a.pending) == projection.KindCloudResourceSelection {
 		if label, _ := payloadMap(a.entry.Payload)["label"].(string); len([]rune(label)) > resourceSelectionLabel {
 			return runErr(CodeResumePayloadInvalid, i18n.MsgPayloadInvalid)
 		}
@@ -89,7 +84,7 @@ func validateAnswer(a answer) error {
 // validateCancelled accepts a cancelled resource selection with no payload
 // or only {"optionsEmpty": <bool>} (§5.8).
 func validateCancelled(a answer) error {
-	if kindOf(a.pending) != kindResourceSelection || len(a.entry.Payload) == 0 {
+	if kindOf(a.pending) != projection.KindCloudResourceSelection || len(a.entry.Payload) == 0 {
 		return nil
 	}
 	m := payloadMap(a.entry.Payload)
@@ -143,7 +138,7 @@ func permissionData(a answer, taskID string) map[string]any {
 	toolUseID, _ := a.pending.Value["toolUseId"].(string)
 	return map[string]any{
 		"schemaVersion": 1,
-		"kind":          kindPermission,
+		"kind":          string(projection.KindPermission),
 		"requestTaskId": requestTaskID,
 		"inputId":       inputID,
 		"toolUseId":     toolUseID,
@@ -156,9 +151,9 @@ func permissionData(a answer, taskID string) map[string]any {
 func answerText(a answer, contextID, taskID string) (string, error) {
 	p := payloadMap(a.entry.Payload)
 	switch kindOf(a.pending) {
-	case kindResourceSelection:
+	case projection.KindCloudResourceSelection:
 		return resourceSelectionText(a, p, contextID, taskID), nil
-	case kindDeploymentConfirm:
+	case projection.KindDeploymentConfirmation:
 		if id, ok := firstString(p, "selectedId", "selected_id"); ok {
 			return optionLabel(a.pending.Value, id), nil
 		}
@@ -180,7 +175,7 @@ func answerText(a answer, contextID, taskID string) (string, error) {
 // the chosen resource's label for a resource selection, else the text
 // sent.
 func answerLabel(a answer, sent string) string {
-	if kindOf(a.pending) != kindResourceSelection {
+	if kindOf(a.pending) != projection.KindCloudResourceSelection {
 		return sent
 	}
 	p := payloadMap(a.entry.Payload)
@@ -197,7 +192,7 @@ func resourceSelectionText(a answer, p map[string]any, contextID, taskID string)
 	v := a.pending.Value
 	sel := map[string]any{
 		"schemaVersion": 1,
-		"kind":          kindResourceSelection,
+		"kind":          string(projection.KindCloudResourceSelection),
 		"status":        "selected",
 		"requestTaskId": stringOr(v["requestTaskId"], taskID),
 		"contextId":     stringOr(v["contextId"], contextID),

@@ -9,6 +9,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
 	"github.com/iac-code-agui/iac-code-agui/internal/agui"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+	"github.com/iac-code-agui/iac-code-agui/internal/projection"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
@@ -22,7 +23,7 @@ func (rs *runState) apply(ctx context.Context, answers []answer, taskID, context
 		switch {
 		case isPermission(a.pending):
 			perms = append(perms, a)
-		case a.entry.Status == agui.ResumeCancelled && kindOf(a.pending) != kindResourceSelection:
+		case a.entry.Status == agui.ResumeCancelled && kindOf(a.pending) != projection.KindCloudResourceSelection:
 			return rs.cancelByAnswer(ctx)
 		default:
 			texts = append(texts, a)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/mapper"
+	"github.com/iac-code-agui/iac-code-agui/internal/projection"
 )
 
 // Observer receives coarse facts about runs, admissions and state writes,
@@ -77,7 +78,6 @@ func (rs *runState) report() {
 // observeInterrupts reports the inputs just made durable.
 func (a *Adapter) observeInterrupts(inputs []mapper.Input) {
 	for _, in := range inputs {
-		k, _ := in.Projection["kind"].(string)
-		a.obs.Interrupt(k)
+		a.obs.Interrupt(string(projection.KindOf(in.Projection)))
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/jsonstr"
 )
 
 // ErrInvalidEvent reports an event that cannot be put on the wire without
@@ -56,7 +58,7 @@ func field(dst []byte, key, s string) []byte {
 	dst = append(dst, ',', '"')
 	dst = append(dst, key...)
 	dst = append(dst, '"', ':')
-	return appendString(dst, s)
+	return jsonstr.Append(dst, s)
 }
 
 // optField writes the field only when s is not empty (AG-UI 1.0: no null
@@ -247,7 +249,7 @@ func appendRunFinished(dst []byte, ts int64, e *RunFinished) ([]byte, error) {
 
 func appendInterrupt(dst []byte, in *Interrupt) ([]byte, error) {
 	dst = append(dst, `{"id":`...)
-	dst = appendString(dst, in.ID)
+	dst = jsonstr.Append(dst, in.ID)
 	dst = field(dst, "reason", in.Reason)
 	dst = optField(dst, "message", in.Message)
 	dst = optField(dst, "toolCallId", in.ToolCallID)
@@ -280,11 +282,11 @@ func appendUsage(dst []byte, usage []TokenUsage) []byte {
 		}
 		dst = append(dst, '{')
 		if u.Provider != "" {
-			dst = appendString(append(dst, `"provider":`...), u.Provider)
+			dst = jsonstr.Append(append(dst, `"provider":`...), u.Provider)
 			dst = append(dst, ',')
 		}
 		if u.Model != "" {
-			dst = appendString(append(dst, `"model":`...), u.Model)
+			dst = jsonstr.Append(append(dst, `"model":`...), u.Model)
 			dst = append(dst, ',')
 		}
 		dst = strconv.AppendInt(append(dst, `"inputTokens":`...), u.InputTokens, 10)
@@ -346,5 +348,5 @@ func appendValue(dst []byte, v any) ([]byte, error) {
 		return dst, err
 	}
 	out := bytes.TrimSuffix(st.buf.Bytes(), []byte{'\n'})
-	return appendSanitized(dst, out), nil
+	return jsonstr.AppendSanitized(dst, out), nil
 }

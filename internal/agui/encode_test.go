@@ -182,71 +182,28 @@ func TestEncodeEventErrors(t *testing.T) {
 	}
 }
 
-func TestAppendStringEscaping(t *testing.T) {
-	cases := []struct{ in, want string }{
-		{`say "hi"`, `"say \"hi\""`},
-		{`C:\path`, `"C:\\path"`},
-		{"line1\nline2\r\n", `"line1\nline2\r\n"`},
-		{"tab\tbs\bff\f", `"tab\tbs\bff\f"`},
-		{"\x00\x01\x1f\x7f", `"\u0000\u0001\u001f` + "\x7f" + `"`},
-		{"a\u2028b\u2029c", `"a\u2028b\u2029c"`},
-		{"bad\xffutf8\xc3", `"bad\ufffdutf8\ufffd"`},
-		{"<html>&amp;", `"<html>&amp;"`},
-		{"emoji 🚀 and 中文 and é", `"emoji 🚀 and 中文 and é"`},
-		{"", `""`},
-	}
-	for _, tc := range cases {
-		got := string(appendString(nil, tc.in))
-		if got != tc.want {
-			t.Errorf("appendString(%q) = %s, want %s", tc.in, got, tc.want)
-		}
-		checkMatchesEncodingJSON(t, tc.in)
-	}
-}
-
-// checkMatchesEncodingJSON compares appendString with encoding/json (HTML
-// escaping off), the reference the brief names.
-func checkMatchesEncodingJSON(t *testing.T, s string) {
-	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		t.Fatal(err)
-	}
-	want := strings.TrimSuffix(buf.String(), "\n")
-	got := string(appendString(nil, s))
-	if got != want {
-		t.Fatalf("appendString(%q) = %s, encoding/json = %s", s, got, want)
-	}
-	if strings.ContainsAny(got, "\n\r") || !utf8.ValidString(got) {
-		t.Fatalf("unsafe output %q", got)
-	}
-}
-
-func FuzzAppendString(f *testing.F) {
+// FuzzEventStringField checks the wire of a string field end to end: the
+// encoder's escaping (internal/jsonstr) must give the bytes encoding/json
+// gives with HTML escaping off, and the line must stay one SSE line.
+func FuzzEventStringField(f *testing.F) {
 	for _, s := range []string{"", "a\"b", "\n", "\u2028", "\xff", "🚀", "\x00<>&"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		checkMatchesEncodingJSON(t, s)
-	})
-}
-
-func FuzzAppendSanitized(f *testing.F) {
-	f.Add(`{"a":"b"}`)
-	f.Add("\"\u2028\xff\"")
-	f.Fuzz(func(t *testing.T, s string) {
-		if !json.Valid([]byte(s)) {
-			return
-		}
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, []byte(s)); err != nil {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
 			t.Fatal(err)
 		}
-		out := appendSanitized(nil, compact.Bytes())
-		if !json.Valid(out) || !utf8.Valid(out) || bytes.Contains(out, []byte("\u2028")) || bytes.ContainsAny(out, "\r\n") {
-			t.Fatalf("sanitized %q -> %q", s, out)
+		want := `{"type":"TEXT_MESSAGE_CONTENT","timestamp":1767225600000,"messageId":"m1","delta":` +
+			strings.TrimSuffix(buf.String(), "\n") + "}"
+		got := string(AppendEvent(nil, ts, &TextMessageContent{MessageID: "m1", Delta: s}))
+		if got != want {
+			t.Fatalf("AppendEvent(delta %q)\n got: %s\nwant: %s", s, got, want)
+		}
+		if strings.ContainsAny(got, "\r\n\u2028\u2029") || !utf8.ValidString(got) {
+			t.Fatalf("unsafe line %q", got)
 		}
 	})
 }

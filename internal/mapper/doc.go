@@ -10,6 +10,7 @@
 // internal/state or the A2A client; it reads only the types of internal/a2a
 // and produces the event structs of internal/agui. RUN_STARTED, identity
 // checks, persistence and the terminal events belong to the orchestrator.
+// The input kinds and the projection allowlist are internal/projection's.
 //
 // A Mapper is not safe for concurrent use; one run owns one Mapper.
 package mapper

@@ -1,36 +1,18 @@
 package mapper
 
-import "github.com/iac-code-agui/iac-code-agui/internal/a2a"
+import (
+	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
+	"github.com/iac-code-agui/iac-code-agui/internal/projection"
+)
 
-// Input is one required A2A input, reduced to its persisted projection.
+// Input is one required A2A input, reduced to its persisted projection
+// (projection.Project: a deep copy holding only the public keys).
 type Input struct {
 	ID         string
 	Projection map[string]any
 	// Sideband marks a concurrent sub-pipeline wait; its answer is sent
 	// as a non-streaming SendMessage (protocol.md §5.8).
 	Sideband bool
-}
-
-// projectionKeys are the input keys persisted with a pending interrupt
-// (protocol.md §5.1).
-var projectionKeys = [...]string{
-	"schemaVersion", "kind", "requestTaskId", "contextId", "inputId",
-	"toolUseId", "toolName", "title", "purpose", "effect", "target",
-	"isReadOnly", "prompt", "safeSummary", "options", "language",
-	"deploymentSummary", "scope", "subPipelineId", "operation",
-	"displayParameters", "allowFreeText", "freeTextPrompt", "required",
-	"selector",
-}
-
-// Project reduces an A2A input to the persisted projection keys.
-func Project(in map[string]any) map[string]any {
-	out := make(map[string]any, len(in))
-	for _, k := range projectionKeys {
-		if v, ok := in[k]; ok {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 // RequiredInputs returns the new required inputs of ev, from
@@ -82,7 +64,7 @@ func (m *Mapper) RequiredInputs(ev *a2a.Event) []Input {
 			m.returned = make(map[string]struct{})
 		}
 		m.returned[key] = struct{}{}
-		proj := Project(raw)
+		proj := projection.Project(raw)
 		if id == "" {
 			id = "input-" + m.newID()
 			proj["inputId"] = id

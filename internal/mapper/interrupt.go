@@ -10,13 +10,7 @@ import (
 
 	"github.com/iac-code-agui/iac-code-agui/internal/agui"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
-)
-
-// Interrupt kinds with their own shape (protocol.md §5.2).
-const (
-	KindPermission             = "permission"
-	KindCloudResourceSelection = "cloud_resource_selection"
-	KindDeploymentConfirmation = "deployment_confirmation"
+	"github.com/iac-code-agui/iac-code-agui/internal/projection"
 )
 
 // StandardOption is one entry of metadata.standardOptions.
@@ -29,7 +23,7 @@ type StandardOption struct {
 // so they marshal to JSON objects and can be compiled after a JSON round
 // trip.
 func BuildInterrupt(p map[string]any) agui.Interrupt {
-	kind := str(p["kind"])
+	kind := projection.KindOf(p)
 	lang := i18n.Lang(normalizeLang(p["language"]))
 	rawOpts, _ := p["options"].([]any)
 	opts := StandardOptions(rawOpts)
@@ -42,7 +36,7 @@ func BuildInterrupt(p map[string]any) agui.Interrupt {
 	}
 	prompt := str(p["prompt"])
 	switch {
-	case kind == KindPermission:
+	case kind == projection.KindPermission:
 		in.Reason = "tool_call"
 		in.ResponseSchema = permissionSchema()
 		in.Message = prompt
@@ -52,13 +46,13 @@ func BuildInterrupt(p map[string]any) agui.Interrupt {
 		if in.Message == "" {
 			in.Message = i18n.T(lang, "Permission required")
 		}
-	case kind == KindCloudResourceSelection:
+	case kind == projection.KindCloudResourceSelection:
 		in.ResponseSchema = map[string]any{"oneOf": []any{resourceValueBranch(), freeTextBranch()}}
 		in.Message = prompt
 		if in.Message == "" {
 			in.Message = i18n.T(lang, "Input required")
 		}
-	case kind == KindDeploymentConfirmation && validDeploymentOptions(rawOpts, opts):
+	case kind == projection.KindDeploymentConfirmation && validDeploymentOptions(rawOpts, opts):
 		in.ResponseSchema = deploymentSchema(rawOpts, opts)
 		in.Message = selectionMessage(prompt, lang, opts)
 	default:

@@ -223,3 +223,19 @@ func TestForeignInput(t *testing.T) {
 		}
 	}
 }
+
+// The projection of a required input is a copy: the adapter persists and
+// the mapper edits it while the decoded event may still be read.
+func TestRequiredInputsProjectionIsACopy(t *testing.T) {
+	m := newTestMapper(Config{})
+	ev := status(t, "INPUT_REQUIRED", "", `{"input":{"kind":"candidate_selection","inputId":"sel-1","required":true,"options":[{"id":"a"}],"toolInput":{"password":"p"}}}`)
+	ins := m.RequiredInputs(ev)
+	if len(ins) != 1 || ins[0].Projection["toolInput"] != nil {
+		t.Fatalf("inputs %+v", ins)
+	}
+	ins[0].Projection["options"].([]any)[0].(map[string]any)["id"] = "changed"
+	direct := ev.IacCode()["input"].(map[string]any)
+	if id := direct["options"].([]any)[0].(map[string]any)["id"]; id != "a" {
+		t.Fatalf("event option id = %v after editing the projection", id)
+	}
+}

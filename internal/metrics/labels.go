@@ -1,5 +1,7 @@
 package metrics
 
+import "github.com/iac-code-agui/iac-code-agui/internal/projection"
+
 // The adapter passes only its own constants, but labels are bounded here
 // as well: a label value that came from upstream data (an input kind) or a
 // future caller's mistake must not create one series per request.
@@ -26,16 +28,10 @@ func runOutcome(o string) string {
 	return other
 }
 
-// inputKinds are the input kinds of the iac-code projection
-// (protocol.md §5.2); the projection comes from A2A, so its kind is not
-// trusted to be one of them.
-var inputKinds = map[string]bool{
-	"permission": true, "ask_user_question": true, "candidate_selection": true,
-	"cloud_resource_selection": true, "deployment_confirmation": true,
-}
-
+// inputKind bounds an input kind label to projection.Kinds: the
+// projection comes from A2A, so its kind is not trusted to be one of them.
 func inputKind(k string) string {
-	if inputKinds[k] {
+	if projection.Kind(k).Known() {
 		return k
 	}
 	return other

@@ -11,6 +11,7 @@ import (
 
 	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
 	"github.com/iac-code-agui/iac-code-agui/internal/metrics"
+	"github.com/iac-code-agui/iac-code-agui/internal/projection"
 )
 
 // The adapter depends on this: Metrics is its Observer.
@@ -176,5 +177,21 @@ func BenchmarkObserveHTTP(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		m.ObserveHTTP(metrics.RouteRun, 200)
+	}
+}
+
+// TestEveryInputKindIsALabel ties the interrupt label set to
+// projection.Kinds: a kind added there gets its own series here, with no
+// second list to update.
+func TestEveryInputKindIsALabel(t *testing.T) {
+	m := metrics.New()
+	var want []string
+	for _, k := range projection.Kinds() {
+		m.Interrupt(string(k))
+		want = append(want, `iac_code_agui_interrupts_total{kind="`+string(k)+`"} 1`)
+	}
+	assertLines(t, scrape(t, m), want...)
+	if len(want) != 5 {
+		t.Fatalf("%d kinds, want the 5 of protocol.md §5.2", len(want))
 	}
 }

@@ -9,6 +9,12 @@
 // run ids (protocol.md §6) and the tool arguments of TOOL_CALL_ARGS
 // (protocol.md §4.9).
 //
+// This is deliberately not the AG-UI wire's JSON (internal/agui): Python
+// leaves U+2028/U+2029 raw, writes floats in repr form and NaN as NaN, and
+// a digest over any other form would not match the original's. Both take
+// their string escaping from internal/jsonstr (AppendPython here, Append
+// there), so the escaping loop exists once.
+//
 // It owns only the encoding; it must not parse requests or know AG-UI or
 // A2A shapes.
 package pyjson

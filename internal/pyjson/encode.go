@@ -8,7 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/jsonstr"
 )
 
 // Options adjust the output for values that did not come from Python.
@@ -33,7 +34,7 @@ func Append(dst []byte, v any, o Options) ([]byte, error) {
 	case bool:
 		return strconv.AppendBool(dst, x), nil
 	case string:
-		return AppendString(dst, x), nil
+		return jsonstr.AppendPython(dst, x), nil
 	case float64:
 		if o.IntegralFloatsAsInts && x == math.Trunc(x) && math.Abs(x) < 1e21 {
 			return strconv.AppendFloat(dst, x, 'f', -1, 64), nil
@@ -58,7 +59,7 @@ func Append(dst []byte, v any, o Options) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendString(dst, k)
+			dst = jsonstr.AppendPython(dst, k)
 			dst = append(dst, ':')
 			if dst, err = Append(dst, x[k], o); err != nil {
 				return dst, err
@@ -104,54 +105,4 @@ func Decode(raw []byte) (any, error) {
 		return nil, errors.New("pyjson: trailing data after JSON value")
 	}
 	return v, nil
-}
-
-const hexDigits = "0123456789abcdef"
-
-// AppendString appends s quoted with Python's escaping under
-// ensure_ascii=False: only '"', '\\' and controls below U+0020 are escaped
-// (U+2028 stays raw). Invalid UTF-8 becomes U+FFFD.
-func AppendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, "\ufffd"...)
-				i++
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/projection"
 )
 
 // Decode parses and validates a stored document of threadID (protocol.md
@@ -160,7 +162,7 @@ func decodeExecution(m map[string]any, e *Execution) error {
 		if !isObj || value == nil || !isBool {
 			return errors.New("pending entry is invalid")
 		}
-		value = ProjectInput(value)
+		value = projection.Project(value)
 		if inputID, isStr := value["inputId"].(string); !isStr || inputID != id {
 			return errors.New("pending inputId does not match its key")
 		}

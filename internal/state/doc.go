@@ -5,7 +5,8 @@
 //
 // It must not know HTTP, AG-UI events or A2A calls, and it never logs: it
 // stores identities, cursors, pending interrupt projections and idempotency
-// digests only. Secrets and message text never reach this package; the
-// pending-input projection (ProjectInput) drops every key outside the public
-// allowlist as a second line of defence.
+// digests only. Secrets and message text never reach this package; on load
+// and save every pending value goes through projection.Project, which drops
+// each key outside the public allowlist, as a second line of defence. The
+// allowlist itself belongs to internal/projection.
 package state

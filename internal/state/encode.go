@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/projection"
 )
 
 // ErrInvalidDocument is wrapped by Save when it refuses a document that could
@@ -96,7 +98,7 @@ func encodeThread(t *Thread) ([]byte, error) {
 	}
 	w.TerminalExecutionIDs = sortedSet(w.TerminalExecutionIDs)
 	for id, p := range e.Pending {
-		w.Execution.Pending[id] = wirePending{Sideband: p.Sideband, Value: ProjectInput(p.Value)}
+		w.Execution.Pending[id] = wirePending{Sideband: p.Sideband, Value: projection.Project(p.Value)}
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -54,30 +54,6 @@ type AppliedDigest struct {
 	Digest      string `json:"digest"`
 }
 
-// persistedInputFields is the public projection allowlist of §5.1 (2550a1fd,
-// including "selector").
-var persistedInputFields = map[string]struct{}{
-	"schemaVersion": {}, "kind": {}, "requestTaskId": {}, "contextId": {},
-	"inputId": {}, "toolUseId": {}, "toolName": {}, "title": {}, "purpose": {},
-	"effect": {}, "target": {}, "isReadOnly": {}, "prompt": {},
-	"safeSummary": {}, "options": {}, "language": {}, "deploymentSummary": {},
-	"scope": {}, "subPipelineId": {}, "operation": {}, "displayParameters": {},
-	"allowFreeText": {}, "freeTextPrompt": {}, "required": {}, "selector": {},
-}
-
-// ProjectInput returns a deep copy of an A2A input that keeps only the public
-// keys of protocol.md §5.1. Store implementations apply it on load and save so
-// that nothing else (tool arguments, credentials) is ever persisted.
-func ProjectInput(value map[string]any) map[string]any {
-	out := make(map[string]any, len(value))
-	for k, v := range value {
-		if _, ok := persistedInputFields[k]; ok {
-			out[k] = deepCopy(v)
-		}
-	}
-	return out
-}
-
 // ContextIDFor derives the A2A context id bound to a thread (§3.5):
 // "agui-" and the first 40 hex characters of SHA-256 of the UTF-8 thread id.
 func ContextIDFor(threadID string) string {

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"encoding/json"
 	"reflect"
 	"slices"
 	"testing"
@@ -119,25 +118,6 @@ func TestAppliedDigests(t *testing.T) {
 	}
 	if d, ok := th.AppliedDigest("exec-1", "perm-2"); !ok || d != "d4" {
 		t.Fatalf("AppliedDigest = %q, %v", d, ok)
-	}
-}
-
-func TestProjectInputKeepsOnlyPublicKeys(t *testing.T) {
-	in := map[string]any{
-		"inputId": "perm-1", "kind": "permission", "selector": map[string]any{"id": "vpc"},
-		"toolInput": map[string]any{"password": "hunter2"}, "llmApiKey": "sk-secret", "expiresAt": "2024-01-01T00:00:00Z",
-	}
-	got := ProjectInput(in)
-	want := map[string]any{"inputId": "perm-1", "kind": "permission", "selector": map[string]any{"id": "vpc"}}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("ProjectInput = %v", got)
-	}
-	got["selector"].(map[string]any)["id"] = "changed"
-	if in["selector"].(map[string]any)["id"] != "vpc" {
-		t.Fatal("ProjectInput shares nested maps with its input")
-	}
-	if b, _ := json.Marshal(got); len(b) == 0 {
-		t.Fatal("projection does not marshal")
 	}
 }
 
