@@ -202,9 +202,10 @@ func (a *Adapter) save(ctx context.Context, t *thread) error {
 	return err
 }
 
-// saveBestEffort persists and only logs a failure (adapter.md §11).
-func (a *Adapter) saveBestEffort(ctx context.Context, t *thread) {
+// saveBestEffort persists and only logs a failure to lg, the run's logger
+// (adapter.md §11).
+func (a *Adapter) saveBestEffort(ctx context.Context, t *thread, lg *slog.Logger) {
 	if err := a.save(ctx, t); err != nil {
-		a.log.Warn("Failed to persist AG-UI thread state", "threadId", t.doc.ThreadID, "error", err)
+		lg.Warn("Failed to persist AG-UI thread state", "error", err)
 	}
 }

@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"errors"
+	"log/slog"
 
 	"github.com/google/uuid"
 
@@ -24,6 +25,7 @@ type Request struct {
 // Run is an admitted run: the thread's active run until Stream returns.
 type Run struct {
 	a      *Adapter
+	log    *slog.Logger // with the request, thread, run and execution ids
 	t      *thread
 	in     *agui.RunAgentInput
 	ic     *request.IacCode
@@ -56,11 +58,11 @@ func (a *Adapter) admit(ctx context.Context, req Request) (*Run, error) {
 	}
 	cwd, err := request.ResolveWorkspace(ic.CWD, a.roots)
 	if err != nil {
-		a.log.Debug("workspace refused", "threadId", in.ThreadID, "reason", err.Error())
+		a.reqLog(ctx).Debug("workspace refused", "threadId", in.ThreadID, "reason", err.Error())
 		return nil, errInvalidForwarded
 	}
 	if len(in.Tools) > 0 {
-		a.log.Debug("client tools refused", "threadId", in.ThreadID, "reason", i18n.MsgToolsNotSupported)
+		a.reqLog(ctx).Debug("client tools refused", "threadId", in.ThreadID, "reason", i18n.MsgToolsNotSupported)
 		return nil, errInvalidForwarded
 	}
 	digest, err := request.Digest(req.Body)
@@ -72,7 +74,7 @@ func (a *Adapter) admit(ctx context.Context, req Request) (*Run, error) {
 	}
 	t, err := a.entry(ctx, in.ThreadID)
 	if err != nil {
-		a.log.Warn("AG-UI thread state unavailable", "threadId", in.ThreadID, "error", err)
+		a.reqLog(ctx).Warn("AG-UI thread state unavailable", "threadId", in.ThreadID, "error", err)
 		return nil, errStateUnavailable
 	}
 	resume := len(in.Resume) > 0
@@ -124,13 +126,14 @@ func (a *Adapter) admit(ctx context.Context, req Request) (*Run, error) {
 	doc.RunDigests[in.RunID] = digest
 	t.activeRun = in.RunID
 	if err := a.save(ctx, t); err != nil {
-		a.log.Warn("Failed to persist AG-UI thread state", "threadId", in.ThreadID, "error", err)
+		a.reqLog(ctx).Warn("Failed to persist AG-UI thread state", "threadId", in.ThreadID, "error", err)
 		t.activeRun = ""
 		undo()
 		return nil, errStateUnavailable
 	}
 	a.touch()
-	return &Run{a: a, t: t, in: in, ic: ic, cwd: cwd, lang: req.Lang, resume: resume}, nil
+	lg := a.runLog(ctx, in.ThreadID, in.RunID, doc.Execution.ExecutionID)
+	return &Run{a: a, log: lg, t: t, in: in, ic: ic, cwd: cwd, lang: req.Lang, resume: resume}, nil
 }
 
 // rotate starts a new execution for a new normal turn (adapter.md §8.10).

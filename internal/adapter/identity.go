@@ -92,7 +92,7 @@ func (rs *runState) abandon(ctx context.Context) {
 	t.mu.Lock()
 	clear(t.doc.Execution.Pending)
 	t.doc.MarkTerminal()
-	rs.r.a.saveBestEffort(ctx, t)
+	rs.r.a.saveBestEffort(ctx, t, rs.r.log)
 	t.mu.Unlock()
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"time"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
@@ -55,6 +56,7 @@ type runState struct {
 	outcome, code string
 	events        int
 	started       time.Time
+	trace         bool // --debug: log every A2A frame and AG-UI batch
 }
 
 // Stream executes the run, writing its events to sink, and releases the
@@ -63,6 +65,7 @@ type runState struct {
 func (r *Run) Stream(ctx context.Context, sink Sink) {
 	rs := r.newRunState(sink)
 	r.a.obs.RunStarted(rs.kind())
+	r.log.Info("run started", "kind", rs.kind())
 	defer r.release(ctx, rs)
 	rs.buf = append(rs.buf, &agui.RunStarted{ThreadID: r.in.ThreadID, RunID: r.in.RunID, ParentRunID: r.in.ParentRunID})
 	rs.buf = rs.m.ReopenSteps(rs.buf)
@@ -98,7 +101,8 @@ func (r *Run) newRunState(sink Sink) *runState {
 		}
 	}
 	cfg.Answered = func(id string) bool { return answered[id] }
-	return &runState{r: r, m: mapper.New(cfg), sink: sink, buf: make([]agui.Event, 0, 16), answered: answered, started: time.Now()}
+	return &runState{r: r, m: mapper.New(cfg), sink: sink, buf: make([]agui.Event, 0, 16), answered: answered, started: time.Now(),
+		trace: r.log.Enabled(context.Background(), slog.LevelDebug)}
 }
 
 // newTurn sends the latest user message and follows the A2A stream.
@@ -156,6 +160,9 @@ func (rs *runState) consume(ctx context.Context, s *a2a.Stream, accept func() er
 			}
 		}
 		got = true
+		if rs.trace {
+			rs.traceFrame(ev)
+		}
 		rs.hold = s.Buffered()
 		done, err := rs.handle(ctx, ev)
 		if err != nil || done {
@@ -191,6 +198,9 @@ func (rs *runState) handle(ctx context.Context, ev *a2a.Event) (bool, error) {
 func (rs *runState) flush() error {
 	if len(rs.buf) == 0 {
 		return nil
+	}
+	if rs.trace {
+		rs.traceBatch(rs.buf)
 	}
 	err := rs.sink.WriteBatch(rs.buf)
 	if err == nil {
@@ -244,7 +254,7 @@ func (rs *runState) fail(ctx context.Context, err error) {
 	if e, ok := asError(err); ok {
 		rs.buf = append(rs.buf, rs.runError(e.Code, e.Msg))
 	} else {
-		rs.r.a.log.Error("AG-UI A2A adapter run failed", "runId", rs.r.in.RunID, "threadId", rs.r.in.ThreadID, "error", err)
+		rs.r.log.LogAttrs(ctx, slog.LevelError, "AG-UI A2A adapter run failed", errAttr(err))
 		rs.cancelTask(ctx)
 		rs.buf = append(rs.buf, rs.runError(CodeA2AUnavailable, i18n.MsgA2AUnavailable))
 	}
@@ -264,7 +274,7 @@ func (rs *runState) cancelTask(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if _, err := rs.r.a.client.CancelTask(cctx, *task); err != nil {
-		rs.r.a.log.Debug("A2A CancelTask failed", "taskId", *task, "error", err)
+		rs.r.log.LogAttrs(ctx, slog.LevelDebug, "A2A CancelTask failed", slog.String("taskId", *task), errAttr(err))
 	}
 }
 
@@ -298,7 +308,7 @@ func (r *Run) settle(ctx context.Context, rs *runState) {
 	if !rs.paused && !pending && (rs.terminal || disconnected) && !containsString(t.doc.TerminalExecutionIDs, t.doc.Execution.ExecutionID) {
 		rs.syncPipeline()
 		t.doc.MarkTerminal()
-		r.a.saveBestEffort(ctx, t)
+		r.a.saveBestEffort(ctx, t, r.log)
 	}
 	t.activeRun = ""
 	t.mu.Unlock()

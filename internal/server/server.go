@@ -68,12 +68,10 @@ func New(o Options) *Handler {
 	return h
 }
 
+// ServeHTTP serves r through the request-id and access-log layer
+// (accesslog.go).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if h.opts.Metrics == nil {
-		h.mux.ServeHTTP(w, r)
-		return
-	}
-	h.serveCounted(w, r)
+	h.serveLogged(w, r)
 }
 
 // Connection timeouts; variables so tests can shorten them.
