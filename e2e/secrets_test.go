@@ -403,6 +403,7 @@ func startLogged(t *testing.T, args, env []string) (string, *lockedBuffer, *lock
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { stopProcess(t, cmd) }) // also after a failure
 	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
@@ -419,8 +420,13 @@ func startLogged(t *testing.T, args, env []string) (string, *lockedBuffer, *lock
 	return "", nil, nil, nil
 }
 
+// stopProcess stops cmd with SIGINT (SIGKILL after 15 s); a second call
+// does nothing.
 func stopProcess(t *testing.T, cmd *exec.Cmd) {
 	t.Helper()
+	if cmd.ProcessState != nil {
+		return
+	}
 	_ = cmd.Process.Signal(os.Interrupt)
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
@@ -459,6 +465,7 @@ func TestNoSecretsInLogsOrState(t *testing.T) {
 		if err := agent.Start(); err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { stopProcess(t, agent) })
 		// Tokens from the YAML file; the file lives outside the state
 		// directory.
 		cfg := filepath.Join(t.TempDir(), "agui.yaml")
