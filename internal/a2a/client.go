@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/reqid"
 )
 
 // Defaults of the client options.
@@ -132,6 +134,11 @@ func (c *Client) do(ctx context.Context, method, url string, body []byte, stream
 	}
 	if c.token != "" {
 		h["Authorization"] = []string{"Bearer " + c.token}
+	}
+	// The AG-UI request's id, so the upstream's logs can be joined with
+	// ours (reqid.With puts it in the context).
+	if id := reqid.From(ctx); id != "" {
+		h[reqid.Header] = []string{id}
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {

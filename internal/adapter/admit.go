@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"errors"
+	"log/slog"
 
 	"github.com/google/uuid"
 
@@ -24,6 +25,7 @@ type Request struct {
 // Run is an admitted run: the thread's active run until Stream returns.
 type Run struct {
 	a      *Adapter
+	log    *slog.Logger // with the request, thread, run and execution ids
 	t      *thread
 	in     *agui.RunAgentInput
 	ic     *request.IacCode
@@ -60,11 +62,11 @@ func (a *Adapter) admit(ctx context.Context, req Request) (*Run, error) {
 	}
 	cwd, err := request.ResolveWorkspace(ic.CWD, a.roots)
 	if err != nil {
-		a.log.Debug("workspace refused", "threadId", in.ThreadID, "reason", err.Error())
+		a.reqLog(ctx).Debug("workspace refused", "threadId", in.ThreadID, "reason", err.Error())
 		return nil, errInvalidForwarded
 	}
 	if len(in.Tools) > 0 {
-		a.log.Debug("client tools refused", "threadId", in.ThreadID, "reason", i18n.MsgToolsNotSupported)
+		a.reqLog(ctx).Debug("client tools refused", "threadId", in.ThreadID, "reason", i18n.MsgToolsNotSupported)
 		return nil, errInvalidForwarded
 	}
 	digest, err := request.Digest(req.Body)
@@ -80,7 +82,7 @@ func (a *Adapter) admit(ctx context.Context, req Request) (*Run, error) {
 			// The client left during admission: not a state failure.
 			return nil, ctx.Err()
 		}
-		a.log.Warn("AG-UI thread state unavailable", "threadId", in.ThreadID, "error", err)
+		a.reqLog(ctx).Warn("AG-UI thread state unavailable", "threadId", in.ThreadID, "error", err)
 		return nil, errStateUnavailable
 	}
 	run := &Run{a: a, t: t, in: in, ic: ic, cwd: cwd, lang: req.Lang, resume: len(in.Resume) > 0}
@@ -134,12 +136,13 @@ func (a *Adapter) admitLocked(ctx context.Context, run *Run, digest string) erro
 	})
 	if err != nil {
 		if _, ok := asError(err); !ok {
-			a.log.Warn("Failed to persist AG-UI thread state", "threadId", in.ThreadID, "error", err)
+			a.reqLog(ctx).Warn("Failed to persist AG-UI thread state", "threadId", in.ThreadID, "error", err)
 			return errStateUnavailable
 		}
 		return err
 	}
 	t.activeRun = in.RunID
+	run.log = a.runLog(ctx, in.ThreadID, in.RunID, t.doc.Execution.ExecutionID)
 	return nil
 }
 

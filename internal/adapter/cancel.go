@@ -45,7 +45,7 @@ func (a *Adapter) Cancel(ctx context.Context, executionID, threadID, rosInvocati
 		var rpc *a2a.RPCError
 		if err != nil && !errors.As(err, &rpc) {
 			// Transport failure: nothing changed, the caller may retry.
-			a.log.Warn("A2A CancelTask failed", "taskId", taskID, "error", err)
+			a.reqLog(ctx).Warn("A2A CancelTask failed", "threadId", threadID, "executionId", executionID, "taskId", taskID, "error", err)
 			return "", newErr(http.StatusServiceUnavailable, CodeA2AUnavailable, i18n.MsgA2AUnavailable)
 		}
 		// Not cancelable: the task had already reached a terminal state.
@@ -60,7 +60,7 @@ func (a *Adapter) Cancel(ctx context.Context, executionID, threadID, rosInvocati
 		return endExecution(doc)
 	})
 	if err != nil {
-		a.log.Warn("Failed to persist AG-UI thread state", "threadId", threadID, "error", err)
+		a.reqLog(ctx).Warn("Failed to persist AG-UI thread state", "threadId", threadID, "executionId", executionID, "error", err)
 		return "", newErr(http.StatusServiceUnavailable, CodeStatePersistenceFailed, i18n.MsgCancelNotCommitted)
 	}
 	a.touch()

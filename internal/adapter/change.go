@@ -3,6 +3,7 @@ package adapter
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
@@ -70,10 +71,11 @@ func (a *Adapter) save(ctx context.Context, doc *state.Thread, prev state.Revisi
 	return rev, err
 }
 
-// updateBestEffort applies an update whose failure is only logged
-// (protocol.md §11): the writes the original does not fail on.
-func (a *Adapter) updateBestEffort(ctx context.Context, t *thread, fn change) {
-	if doc, err := a.update(ctx, t, fn); err != nil && doc != nil {
-		a.log.Warn("Failed to persist AG-UI thread state", "threadId", doc.ThreadID, "error", err)
+// updateBestEffort applies an update whose failure is only logged to lg,
+// the run's logger (protocol.md §11): the writes the original does not
+// fail on.
+func (a *Adapter) updateBestEffort(ctx context.Context, t *thread, lg *slog.Logger, fn change) {
+	if _, err := a.update(ctx, t, fn); err != nil {
+		lg.Warn("Failed to persist AG-UI thread state", "error", err)
 	}
 }

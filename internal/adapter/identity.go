@@ -91,7 +91,7 @@ func (rs *runState) failClosed(ctx context.Context, msg string) error {
 // execution is marked terminal, persisted best effort.
 func (rs *runState) abandon(ctx context.Context) {
 	rs.cancelTask(ctx)
-	rs.r.a.updateBestEffort(ctx, rs.r.t, endExecution)
+	rs.r.a.updateBestEffort(ctx, rs.r.t, rs.r.log, endExecution)
 }
 
 // endExecution clears the pending interrupts and marks the current

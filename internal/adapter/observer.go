@@ -72,7 +72,10 @@ func (rs *runState) report() {
 	if outcome == "" {
 		outcome = RunOutcomeDisconnected
 	}
-	rs.r.a.obs.RunEnded(rs.kind(), outcome, rs.code, rs.events, time.Since(rs.started))
+	d := time.Since(rs.started)
+	rs.r.a.obs.RunEnded(rs.kind(), outcome, rs.code, rs.events, d)
+	rs.r.log.Info("run ended", "kind", rs.kind(), "outcome", outcome, "code", rs.code, "events", rs.events,
+		"durationMs", float64(d.Microseconds())/1000)
 }
 
 // observeInterrupts reports the inputs just made durable.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"time"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
@@ -59,6 +60,7 @@ type runState struct {
 	outcome, code string
 	events        int
 	started       time.Time
+	trace         bool // --debug: log every A2A frame and AG-UI batch
 }
 
 // Stream executes the run, writing its events to sink, and releases the
@@ -67,6 +69,7 @@ type runState struct {
 func (r *Run) Stream(ctx context.Context, sink Sink) {
 	rs := r.newRunState(sink)
 	r.a.obs.RunStarted(rs.kind())
+	r.log.Info("run started", "kind", rs.kind())
 	defer r.release(ctx, rs)
 	rs.buf = append(rs.buf, &agui.RunStarted{ThreadID: r.in.ThreadID, RunID: r.in.RunID, ParentRunID: r.in.ParentRunID})
 	rs.buf = rs.m.ReopenSteps(rs.buf)
@@ -101,7 +104,8 @@ func (r *Run) newRunState(sink Sink) *runState {
 		}
 	}
 	cfg.Answered = func(id string) bool { return answered[id] }
-	return &runState{r: r, m: mapper.New(cfg), sink: sink, buf: make([]agui.Event, 0, 16), answered: answered, started: time.Now()}
+	return &runState{r: r, m: mapper.New(cfg), sink: sink, buf: make([]agui.Event, 0, 16), answered: answered, started: time.Now(),
+		trace: r.log.Enabled(context.Background(), slog.LevelDebug)}
 }
 
 // newTurn sends the latest user message and follows the A2A stream.
@@ -157,6 +161,9 @@ func (rs *runState) consume(ctx context.Context, s Stream, accept func() error) 
 			}
 		}
 		got = true
+		if rs.trace {
+			rs.traceFrame(ev)
+		}
 		rs.hold = s.Buffered()
 		done, err := rs.handle(ctx, ev)
 		if err != nil || done {
@@ -192,6 +199,9 @@ func (rs *runState) handle(ctx context.Context, ev *a2a.Event) (bool, error) {
 func (rs *runState) flush() error {
 	if len(rs.buf) == 0 {
 		return nil
+	}
+	if rs.trace {
+		rs.traceBatch(rs.buf)
 	}
 	err := rs.sink.WriteBatch(rs.buf)
 	if err == nil {
@@ -245,7 +255,7 @@ func (rs *runState) fail(ctx context.Context, err error) {
 	if e, ok := asError(err); ok {
 		rs.buf = append(rs.buf, rs.runError(e.Code, e.Msg))
 	} else {
-		rs.r.a.log.Error("AG-UI A2A adapter run failed", "runId", rs.r.in.RunID, "threadId", rs.r.in.ThreadID, "error", err)
+		rs.r.log.LogAttrs(ctx, slog.LevelError, "AG-UI A2A adapter run failed", errAttr(err))
 		rs.cancelTask(ctx)
 		rs.buf = append(rs.buf, rs.runError(CodeA2AUnavailable, i18n.MsgA2AUnavailable))
 	}
@@ -266,7 +276,7 @@ func (rs *runState) cancelTask(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if _, err := rs.r.a.client.CancelTask(cctx, *task); err != nil {
-		rs.r.a.log.Debug("A2A CancelTask failed", "taskId", *task, "error", err)
+		rs.r.log.LogAttrs(ctx, slog.LevelDebug, "A2A CancelTask failed", slog.String("taskId", *task), errAttr(err))
 	}
 }
 
@@ -297,7 +307,7 @@ func (r *Run) settle(ctx context.Context, rs *runState) {
 	}
 	if !rs.paused && !pending && (rs.terminal || disconnected) {
 		seq, open := rs.m.PipelineSequence(), rs.m.DurableOpenSteps()
-		r.a.updateBestEffort(ctx, t, func(doc *state.Thread) (*state.Thread, error) {
+		r.a.updateBestEffort(ctx, t, r.log, func(doc *state.Thread) (*state.Thread, error) {
 			if len(doc.Execution.Pending) > 0 || containsString(doc.TerminalExecutionIDs, doc.Execution.ExecutionID) {
 				return nil, errNoChange
 			}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
 	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
+	"github.com/iac-code-agui/iac-code-agui/internal/buildinfo"
 	"github.com/iac-code-agui/iac-code-agui/internal/config"
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
@@ -25,9 +26,6 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
-
-// Version is the product version; release builds set it with -ldflags.
-var Version = "0.1.0-dev"
 
 // Main runs the command line and returns the process exit status.
 func Main(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
@@ -38,13 +36,26 @@ func Main(args []string, getenv func(string) string, stdout, stderr io.Writer) i
 // without signalling their own process.
 func mainContext(parent context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	lang := i18n.FromLocaleEnv(getenv)
-	if len(args) > 0 && args[0] == "demo-agent" {
-		return runDemoAgent(args[1:], getenv, stdout, stderr, lang)
+	if len(args) > 0 {
+		switch args[0] {
+		case "demo-agent":
+			return runDemoAgent(args[1:], getenv, stdout, stderr, lang)
+		case "healthcheck":
+			return runHealthcheck(parent, args[1:], getenv, stdout, stderr, lang)
+		case "version":
+			return printVersion(args[1:], stdout, stderr)
+		case "help":
+			fmt.Fprint(stdout, config.Usage())
+			return 0
+		}
 	}
 	cfg, err := config.Load(args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, config.Usage())
 		return 0
+	}
+	if errors.Is(err, config.ErrVersion) {
+		return printVersion(nil, stdout, stderr)
 	}
 	var ce *config.Error
 	if err != nil && !errors.As(err, &ce) {
@@ -57,7 +68,7 @@ func mainContext(parent context.Context, args []string, getenv func(string) stri
 		printError(stderr, lang, err)
 		return 1
 	}
-	logger := newLogger(cfg.Debug, cfg.LogStdout, stdout, stderr)
+	logger := newLogger(cfg.LogFormat, cfg.Debug, cfg.LogStdout, stdout, stderr)
 	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := serve(ctx, cfg, getenv, logger); err != nil {
@@ -76,18 +87,6 @@ func printError(w io.Writer, lang i18n.Lang, err error) {
 	fmt.Fprintln(w, err.Error())
 }
 
-func newLogger(debug, toStdout bool, stdout, stderr io.Writer) *slog.Logger {
-	level := slog.LevelInfo
-	if debug {
-		level = slog.LevelDebug
-	}
-	var w io.Writer = stderr
-	if toStdout {
-		w = io.MultiWriter(stderr, stdout)
-	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})).With("session", "agui-adapter")
-}
-
 // serve starts the upstream, the adapter and the HTTP server, and blocks
 // until ctx is cancelled or the idle monitor stops the server.
 func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, logger *slog.Logger) error {
@@ -104,14 +103,16 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		Logger:       logger,
 		Observer:     m,
 	})
-	h := server.New(server.Options{Adapter: ad, AuthToken: cfg.AuthToken, Version: Version, Logger: logger, Metrics: m})
+	bi := buildinfo.Get()
+	h := server.New(server.Options{Adapter: ad, AuthToken: cfg.AuthToken, Version: bi.Version, Logger: logger, Metrics: m})
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
 	srv := server.NewHTTPServer(addr, h, server.Timeouts{})
-	logger.Info("AG-UI adapter listening", "url", "http://"+ln.Addr().String()+"/", "a2a", up.url, "upstream", up.kind, "stateDir", cfg.StateDir)
+	logger.Info("AG-UI adapter listening", "url", "http://"+ln.Addr().String()+"/", "a2a", up.url, "upstream", up.kind,
+		"stateDir", cfg.StateDir, "version", bi.Version, "commit", bi.Commit, "auth", cfg.AuthToken != "")
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if cfg.IdleShutdown > 0 {
@@ -166,7 +167,7 @@ func runDemoAgent(args []string, getenv func(string) string, stdout, stderr io.W
 		printError(stderr, lang, err)
 		return 1
 	}
-	logger := newLogger(false, false, stdout, stderr)
+	logger := newLogger(config.LogFormatText, false, false, stdout, stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := demoagent.Run(ctx, host, port, token, logger); err != nil {

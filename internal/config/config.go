@@ -28,6 +28,7 @@ type Config struct {
 	IdleShutdown time.Duration
 	Debug        bool
 	LogStdout    bool
+	LogFormat    string // LogFormatText or LogFormatJSON
 	// AllowedCWDs holds the entries of IAC_CODE_AGUI_ALLOWED_CWDS, else
 	// IACCODE_A2A_ALLOWED_CWDS, split on os.PathListSeparator with empty
 	// entries dropped; nil when neither variable is set (non-empty).
@@ -39,13 +40,18 @@ type Config struct {
 // given explicitly (flag.Visit), which is what the precedence rule needs.
 type flagValues struct {
 	config, host, port, a2aURL, stateDir, idle string
-	debug, logStdout                           bool
+	logFormat                                  string
+	debug, logStdout, version                  bool
 	set                                        map[string]bool
 }
 
 // ErrHelp-wrapping errors are returned for -h/--help; the caller prints
 // Usage() and exits 0.
 func helpError() error { return fmt.Errorf("config: help requested: %w", flag.ErrHelp) }
+
+// ErrVersion is returned for --version; the caller prints the build
+// identity and exits 0.
+var ErrVersion = errors.New("config: version requested")
 
 func newFlagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -68,6 +74,8 @@ func parseFlags(args []string) (*flagValues, error) {
 	fs.StringVar(&fv.idle, "idle-shutdown", "0", "")
 	fs.BoolVar(&fv.debug, "debug", false, "")
 	fs.BoolVar(&fv.debug, "d", false, "")
+	fs.StringVar(&fv.logFormat, "log-format", LogFormatText, "")
+	fs.BoolVar(&fv.version, "version", false, "")
 	// --log-stdout and --no-log-stdout share one value; the last one given
 	// wins, as with Click's on/off flag pair.
 	fs.BoolFunc("log-stdout", "", func(s string) error {
@@ -89,6 +97,9 @@ func parseFlags(args []string) (*flagValues, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("config: unexpected argument %q", fs.Arg(0))
 	}
+	if fv.version {
+		return nil, ErrVersion
+	}
 	fs.Visit(func(f *flag.Flag) {
 		name := f.Name
 		switch name {
@@ -107,7 +118,8 @@ func parseFlags(args []string) (*flagValues, error) {
 // environment > YAML > default (protocol.md §1.4). A YAML or environment value
 // is type-checked only when it is the one used, as in the original. Validation
 // failures are *Error; -h/--help gives an error wrapping flag.ErrHelp; an
-// unknown flag or a positional argument gives a plain error.
+// unknown flag or a positional argument gives a plain error; --version gives
+// ErrVersion.
 func Load(args []string, getenv func(string) string) (*Config, error) {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
@@ -126,7 +138,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 	}
 	steps := []func(*Config, *flagValues, yamlFile, func(string) string) error{
 		resolveHost, resolvePort, resolveA2AURL, resolveStateDir, resolveIdle,
-		resolveBools, resolveTokens,
+		resolveBools, resolveLogFormat, resolveTokens,
 	}
 	for _, step := range steps {
 		if err := step(cfg, fv, y, getenv); err != nil {

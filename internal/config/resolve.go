@@ -179,6 +179,36 @@ func resolveBools(cfg *Config, fv *flagValues, y yamlFile, _ func(string) string
 	return nil
 }
 
+// Log formats (--log-format). Text is the default, as the original's.
+const (
+	LogFormatText = "text"
+	LogFormatJSON = "json"
+)
+
+// resolveLogFormat: explicit flag > IAC_CODE_AGUI_LOG_FORMAT > YAML >
+// text. Case and surrounding blanks are ignored.
+func resolveLogFormat(cfg *Config, fv *flagValues, y yamlFile, getenv func(string) string) error {
+	raw := LogFormatText
+	switch {
+	case fv.set["log-format"]:
+		raw = fv.logFormat
+	case getenv("IAC_CODE_AGUI_LOG_FORMAT") != "":
+		raw = getenv("IAC_CODE_AGUI_LOG_FORMAT")
+	case y.value("log_format") != nil:
+		s, ok := asString(y.value("log_format"))
+		if !ok {
+			return newError(i18n.MsgLogFormatInvalid, nil)
+		}
+		raw = s
+	}
+	switch f := strings.ToLower(strings.TrimSpace(raw)); f {
+	case LogFormatText, LogFormatJSON:
+		cfg.LogFormat = f
+		return nil
+	}
+	return newError(i18n.MsgLogFormatInvalid, nil)
+}
+
 // resolveTokens: the environment wins over YAML; there is no flag, so a token
 // never shows up in a process listing.
 func resolveTokens(cfg *Config, _ *flagValues, y yamlFile, getenv func(string) string) error {

@@ -21,6 +21,8 @@ Run AG-UI as a protocol adapter; all execution remains in A2A.
 Usage:
   iac-code-agui [flags]
   iac-code-agui demo-agent [--host HOST] [--port PORT]
+  iac-code-agui healthcheck [--url URL]
+  iac-code-agui version
 
 Flags:
   --config PATH         YAML configuration file (see below).
@@ -40,9 +42,15 @@ Flags:
   --idle-shutdown SECS  Stop after this many idle seconds, a non-negative
                         number; 0 (the default) disables it.
                         YAML: idle-shutdown, idle_shutdown.
-  -d, --debug           Log at debug level instead of info. YAML: debug.
+  -d, --debug           Log at debug level instead of info, with a line
+                        per A2A frame and per batch of AG-UI events
+                        (kinds, ids and sizes; never content). YAML: debug.
+  --log-format FORMAT   Log line format: text (the default) or json.
+                        Environment: IAC_CODE_AGUI_LOG_FORMAT.
+                        YAML: log-format, log_format.
   --log-stdout          Copy logs to stdout. YAML: log-stdout, log_stdout.
   --no-log-stdout       Do not copy logs to stdout (the default).
+  --version             Print the version, commit and Go version; exit.
   -h, --help            Show this help and exit.
 
 Environment only (never pass tokens on the command line):
@@ -76,12 +84,14 @@ YAML file (--config): a mapping; an empty file counts as {}. In keys "-" and
   state-dir: /var/lib/iac-code/agui
   idle-shutdown: 0
   debug: false
+  log-format: json
   log-stdout: true
 
 Keys: host (string), port (integer, not a boolean), a2a-url/a2a_url
 (string), state-dir/state_dir (string), idle-shutdown/idle_shutdown (number
->= 0, not a boolean), debug (boolean), log-stdout/log_stdout (boolean),
-auth-token/auth_token (string), a2a-token/a2a_token (string).
+>= 0, not a boolean), debug (boolean), log-format/log_format (text or json),
+log-stdout/log_stdout (boolean), auth-token/auth_token (string),
+a2a-token/a2a_token (string).
 
 Sub-command demo-agent:
   Run the embedded, scripted iac-code-compatible A2A agent on its own.
@@ -89,8 +99,46 @@ Sub-command demo-agent:
   --port PORT             Port, an integer 1..65535. Default 41242.
   IACCODE_A2A_HTTP_TOKEN  Bearer token the agent requires; empty: no auth.
 
+Sub-command healthcheck (for container HEALTHCHECK and probes):
+  GET the adapter's /health; exit 0 when it answers 200 with status "ok",
+  else 1.
+  --url URL               Default http://127.0.0.1:$IAC_CODE_AGUI_PORT/health
+                          (port 8000 when the variable is unset).
+
+Sub-command version: the same as --version.
+
 Errors go to stderr and the exit status is 1.
 `
+
+// LoadHealthcheck parses the healthcheck sub-command's arguments (after
+// "healthcheck") and returns the URL to probe. -h/--help gives an error
+// wrapping flag.ErrHelp; a bad port in IAC_CODE_AGUI_PORT is an *Error
+// with MsgPortRange.
+func LoadHealthcheck(args []string, getenv func(string) string) (string, error) {
+	fs := newFlagSet("healthcheck")
+	url := fs.String("url", "", "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", helpError()
+		}
+		return "", fmt.Errorf("config: %w", err)
+	}
+	if fs.NArg() > 0 {
+		return "", fmt.Errorf("config: unexpected argument %q", fs.Arg(0))
+	}
+	if *url != "" {
+		return *url, nil
+	}
+	port := DefaultPort
+	if getenv != nil && getenv("IAC_CODE_AGUI_PORT") != "" {
+		p, err := parsePort(getenv("IAC_CODE_AGUI_PORT"))
+		if err != nil {
+			return "", err
+		}
+		port = p
+	}
+	return "http://127.0.0.1:" + strconv.Itoa(port) + "/health", nil
+}
 
 // LoadDemoAgent parses the demo-agent sub-command's arguments (after
 // "demo-agent"). The token comes from IACCODE_A2A_HTTP_TOKEN, like the real

@@ -14,6 +14,7 @@ var de = map[string]string{
 	MsgA2AURLNotLoopback:      "Der AG-UI-Adapter darf sich nur mit einer A2A-HTTP(S)-URL auf der Loopback-Adresse verbinden.",
 	MsgA2AExitedDuringStartup: "Der lokale A2A-Prozess wurde während des Starts beendet (Exit-Code %d).",
 	MsgA2ANotReady:            "Der lokale A2A-Prozess war nicht rechtzeitig bereit.",
+	MsgLogFormatInvalid:       "--log-format muss text oder json sein.",
 
 	MsgUnauthorized:              "Ein gültiges Bearer-Token ist erforderlich.",
 	MsgUnsupportedMediaType:      "Content-Type muss application/json sein.",

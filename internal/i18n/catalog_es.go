@@ -14,6 +14,7 @@ var es = map[string]string{
 	MsgA2AURLNotLoopback:      "El adaptador AG-UI solo puede conectarse a una URL HTTP(S) de A2A en loopback.",
 	MsgA2AExitedDuringStartup: "El proceso A2A local terminó durante el inicio (código de salida %d).",
 	MsgA2ANotReady:            "El proceso A2A local no estuvo listo a tiempo.",
+	MsgLogFormatInvalid:       "--log-format debe ser text o json.",
 
 	MsgUnauthorized:              "Se requiere un token bearer válido.",
 	MsgUnsupportedMediaType:      "Content-Type debe ser application/json.",

@@ -14,6 +14,7 @@ var fr = map[string]string{
 	MsgA2AURLNotLoopback:      "L'adaptateur AG-UI ne peut se connecter qu'à une URL HTTP(S) A2A en boucle locale (loopback).",
 	MsgA2AExitedDuringStartup: "Le processus A2A local s'est arrêté pendant le démarrage (code de sortie %d).",
 	MsgA2ANotReady:            "Le processus A2A local n'a pas été prêt à temps.",
+	MsgLogFormatInvalid:       "--log-format doit valoir text ou json.",
 
 	MsgUnauthorized:              "Un jeton bearer valide est requis.",
 	MsgUnsupportedMediaType:      "Content-Type doit être application/json.",

@@ -14,6 +14,7 @@ var ja = map[string]string{
 	MsgA2AURLNotLoopback:      "AG-UI アダプターはループバックの A2A HTTP(S) URL にのみ接続できます。",
 	MsgA2AExitedDuringStartup: "ローカルの A2A プロセスが起動中に終了しました (終了コード %d)。",
 	MsgA2ANotReady:            "ローカルの A2A プロセスが時間内に準備完了になりませんでした。",
+	MsgLogFormatInvalid:       "--log-format は text または json である必要があります。",
 
 	MsgUnauthorized:              "有効な Bearer トークンが必要です。",
 	MsgUnsupportedMediaType:      "Content-Type は application/json である必要があります。",

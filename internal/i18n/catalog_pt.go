@@ -14,6 +14,7 @@ var pt = map[string]string{
 	MsgA2AURLNotLoopback:      "O adaptador AG-UI só pode se conectar a uma URL HTTP(S) do A2A em loopback.",
 	MsgA2AExitedDuringStartup: "O processo A2A local foi encerrado durante a inicialização (código de saída %d).",
 	MsgA2ANotReady:            "O processo A2A local não ficou pronto a tempo.",
+	MsgLogFormatInvalid:       "--log-format deve ser text ou json.",
 
 	MsgUnauthorized:              "É necessário um token bearer válido.",
 	MsgUnsupportedMediaType:      "Content-Type deve ser application/json.",

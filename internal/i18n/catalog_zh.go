@@ -14,6 +14,7 @@ var zh = map[string]string{
 	MsgA2AURLNotLoopback:      "AG-UI 适配器只能连接到本地回环地址的 A2A HTTP(S) URL。",
 	MsgA2AExitedDuringStartup: "本地 A2A 进程在启动期间退出（退出码 %d）。",
 	MsgA2ANotReady:            "本地 A2A 进程未能在规定时间内就绪。",
+	MsgLogFormatInvalid:       "--log-format 必须是 text 或 json。",
 
 	MsgUnauthorized:              "需要有效的 Bearer 令牌。",
 	MsgUnsupportedMediaType:      "Content-Type 必须为 application/json。",

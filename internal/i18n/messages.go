@@ -18,6 +18,8 @@ const (
 	// code (the original's "{}" placeholder). Use Tf or fmt.Sprintf after T.
 	MsgA2AExitedDuringStartup = "The local A2A process exited during startup (exit code %d)."
 	MsgA2ANotReady            = "The local A2A process did not become ready in time."
+	// MsgLogFormatInvalid is not in the original, which has no --log-format.
+	MsgLogFormatInvalid = "--log-format must be text or json."
 )
 
 // HTTP errors before the stream starts (protocol.md §2.3–§2.6).
@@ -125,7 +127,7 @@ func Messages() []string { return append([]string(nil), messages...) }
 var messages = []string{
 	MsgPortRange, MsgStateDirNotString, MsgIdleShutdownInvalid, MsgA2AURLNotString,
 	MsgAuthTokenNotString, MsgA2ATokenNotString, MsgConfigNotMapping, MsgConfigLoad,
-	MsgA2AURLNotLoopback, MsgA2AExitedDuringStartup, MsgA2ANotReady,
+	MsgA2AURLNotLoopback, MsgA2AExitedDuringStartup, MsgA2ANotReady, MsgLogFormatInvalid,
 
 	MsgUnauthorized, MsgUnsupportedMediaType, MsgRequestTooLarge, MsgInvalidJSON,
 	MsgInputNotObject, MsgInvalidEnvelope, MsgInvalidForwardedProps, MsgStateUnavailable,

@@ -2,7 +2,8 @@
 // authentication, the pre-stream checks of POST / and of the cancellation
 // extension in their specified order (media type, body limits, JSON,
 // envelope), the JSON error envelope, the SSE response, the health and
-// metrics routes, the per-route request counter, and the server's timeouts
+// metrics routes, the per-route request counter, the request id (X-Request-Id)
+// and the access log, and the server's timeouts
 // and graceful shutdown (protocol.md §2, §7.1).
 //
 // It hands admitted requests to the adapter package and must not interpret

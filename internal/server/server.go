@@ -79,6 +79,8 @@ func New(o Options) *Handler {
 	return h
 }
 
+// ServeHTTP serves r through the request-id and access-log layer
+// (accesslog.go).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// No request may hold its connection unboundedly before it is
 	// authenticated and admitted: the deadline covers a body that is
@@ -86,11 +88,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// body is in).
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.opts.BodyTimeout))
 	w, r = guardBody(w, r)
-	if h.opts.Metrics == nil {
-		h.mux.ServeHTTP(w, r)
-		return
-	}
-	h.serveCounted(w, r)
+	h.serveLogged(w, r)
 }
 
 // Timeouts are the connection timeouts of NewHTTPServer; zero fields take

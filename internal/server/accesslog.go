@@ -1,0 +1,74 @@
+package server
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/reqid"
+)
+
+// serveLogged gives r its request id (the client's X-Request-Id when
+// sane, else a fresh one), echoes it in the response, carries it in the
+// request context (the adapter logs it, the A2A client sends it upstream),
+// serves r, then counts the answer and writes one access-log line.
+//
+// The line holds the method, the route label, the status, the duration and
+// the response body size: never the path of an unknown route, the query,
+// headers or either body, which may hold tokens or message text.
+func (h *Handler) serveLogged(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	id := reqid.FromClient(r.Header.Get(reqid.Header))
+	w.Header().Set(reqid.Header, id)
+	r = r.WithContext(reqid.With(r.Context(), id))
+	sw := &statusWriter{ResponseWriter: w}
+	h.mux.ServeHTTP(sw, r)
+	status := sw.status
+	if status == 0 {
+		status = http.StatusOK // the handler wrote nothing: net/http sends 200
+	}
+	// The mux records the matched pattern on r, so the route costs no
+	// second lookup.
+	route := routeOf(r.Pattern)
+	if h.opts.Metrics != nil {
+		h.opts.Metrics.ObserveHTTP(route, status)
+	}
+	h.log.LogAttrs(r.Context(), slog.LevelInfo, "http request",
+		slog.String("requestId", id),
+		slog.String("method", r.Method),
+		slog.String("route", route),
+		slog.Int("status", status),
+		slog.Float64("durationMs", float64(time.Since(start).Microseconds())/1000),
+		slog.Int64("bytes", sw.bytes),
+		slog.String("remote", r.RemoteAddr),
+	)
+}
+
+// statusWriter remembers the status and body size of a response. It adds
+// no method of its own beyond Unwrap, so http.ResponseController still
+// reaches the connection's Flush and deadlines (SSE, body timeouts).
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	// 1xx responses are interim; the final status comes later.
+	if w.status == 0 && (code >= 200 || code == http.StatusSwitchingProtocols) {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController find the wrapped writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
