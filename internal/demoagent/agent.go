@@ -1,13 +1,13 @@
 package demoagent
 
 import (
+	"container/list"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -22,44 +22,35 @@ const DefaultStepDelay = 5 * time.Millisecond
 // maxBody caps a JSON-RPC request body (payload too large → -32600).
 const maxBody = 16 << 20
 
-// Options configures the demo agent.
+// Options configures the demo agent. Zero values take the defaults.
 type Options struct {
 	Token        string        // bearer token; empty = no authentication
 	Logger       *slog.Logger  // nil = discard
 	PingInterval time.Duration // SSE ": ping" comments; 0 = 15s, negative = none
 	StepDelay    time.Duration // pause between scripted frames; 0 = none
-}
 
-// Part is a recorded message part (what a Call carried).
-type Part struct {
-	Text      string          `json:"text,omitempty"`
-	Data      json.RawMessage `json:"data,omitempty"`
-	MediaType string          `json:"mediaType,omitempty"`
-}
-
-// Call is one JSON-RPC call the agent received. It holds the metadata key
-// names only, never their values, which may be secrets.
-type Call struct {
-	Method       string
-	TaskID       string
-	ContextID    string
-	MessageID    string
-	Parts        []Part
-	MetadataKeys []string // sorted keys of message.metadata.iac_code
+	// Retention (see retention.go). A task that runs or waits for input
+	// is never evicted; these bound the idle ones and the contexts left
+	// without tasks. Values ≤ 0 take the Default… constants.
+	MaxIdleTasks     int           // idle tasks kept, newest first
+	TaskRetention    time.Duration // an idle task is dropped after this long
+	MaxIdleContexts  int           // contexts without tasks kept
+	ContextRetention time.Duration // a context without tasks is dropped after this long
 }
 
 // Agent is the embedded iac-code-compatible A2A 1.0 server. It is an
 // http.Handler.
 type Agent struct {
-	opts   Options
-	log    *slog.Logger
-	base   context.Context // lives as long as the agent; runs derive from it
-	stop   context.CancelFunc
-	mu     sync.Mutex
-	tasks  map[string]*taskRec
-	ctxs   map[string]*ctxRec
-	calls  []Call
-	runsWG sync.WaitGroup
+	opts      Options
+	log       *slog.Logger
+	base      context.Context // lives as long as the agent; runs derive from it
+	stop      context.CancelFunc
+	mu        sync.Mutex
+	tasks     map[string]*taskRec
+	ctxs      map[string]*ctxRec
+	idleTasks *list.List // of idleEntry, oldest first
+	idleCtxs  *list.List // of idleEntry, oldest first
+	runsWG    sync.WaitGroup
 }
 
 // New builds an agent.
@@ -67,42 +58,33 @@ func New(opts Options) *Agent {
 	if opts.PingInterval == 0 {
 		opts.PingInterval = 15 * time.Second
 	}
+	if opts.MaxIdleTasks <= 0 {
+		opts.MaxIdleTasks = DefaultMaxIdleTasks
+	}
+	if opts.TaskRetention <= 0 {
+		opts.TaskRetention = DefaultTaskRetention
+	}
+	if opts.MaxIdleContexts <= 0 {
+		opts.MaxIdleContexts = DefaultMaxIdleContexts
+	}
+	if opts.ContextRetention <= 0 {
+		opts.ContextRetention = DefaultContextRetention
+	}
 	lg := opts.Logger
 	if lg == nil {
 		lg = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Agent{opts: opts, log: lg, base: ctx, stop: cancel,
-		tasks: map[string]*taskRec{}, ctxs: map[string]*ctxRec{}}
+		tasks: map[string]*taskRec{}, ctxs: map[string]*ctxRec{}, idleTasks: list.New(), idleCtxs: list.New()}
 }
 
-// shutdown cancels every running task and waits for the executors.
-func (a *Agent) shutdown() {
+// Close cancels every running task and waits for the executors; open
+// streams end. The agent answers nothing useful afterwards: it is for
+// whoever serves it (Server.Close calls it).
+func (a *Agent) Close() {
 	a.stop()
 	a.runsWG.Wait()
-}
-
-// Calls returns a copy of the JSON-RPC calls received so far.
-func (a *Agent) Calls() []Call {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]Call(nil), a.calls...)
-}
-
-// ContextHeaders returns a copy of the llm_headers bound to a context (nil
-// when none).
-func (a *Agent) ContextHeaders(contextID string) map[string]string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	c := a.ctxs[contextID]
-	if c == nil || c.headers == nil {
-		return nil
-	}
-	out := make(map[string]string, len(c.headers))
-	for k, v := range c.headers {
-		out[k] = v
-	}
-	return out
 }
 
 // ServeHTTP routes every request after the bearer check (upstream.md
@@ -193,20 +175,3 @@ func (a *Agent) card(r *http.Request) map[string]any {
 }
 
 const pipelineExt = "urn:iac-code:a2a:pipeline-events:v1"
-
-func (a *Agent) record(method string, msg *inMessage, taskID string) {
-	c := Call{Method: method, TaskID: taskID}
-	if msg != nil {
-		c.TaskID, c.ContextID, c.MessageID = msg.TaskID, msg.ContextID, msg.MessageID
-		for _, p := range msg.Parts {
-			c.Parts = append(c.Parts, Part{Text: p.Text, Data: p.Data, MediaType: p.MediaType})
-		}
-		for k := range msg.iac() {
-			c.MetadataKeys = append(c.MetadataKeys, k)
-		}
-		sort.Strings(c.MetadataKeys)
-	}
-	a.mu.Lock()
-	a.calls = append(a.calls, c)
-	a.mu.Unlock()
-}

@@ -7,11 +7,15 @@
 // SubscribeToTask, ListTasks), GET /health, GET
 // /.well-known/agent-card.json, GET /iac-code/pipeline/state and POST
 // /iac-code/session/ensure-restored, bearer authentication on every route,
-// and in-memory tasks, contexts and pipeline journals.
+// and in-memory tasks, contexts and pipeline journals, with their retention:
+// it is the product's default upstream and runs for weeks, so idle tasks
+// and contexts are evicted past Options limits (retention.go) while a task
+// that runs or waits for an input is kept.
 //
 // It must not import the adapter's other internal packages, persist
-// anything to disk, or log secrets (llm_headers values, API keys, AccessKey
-// secrets, STS and bearer tokens) or message text.
+// anything to disk, log secrets (llm_headers values, API keys, AccessKey
+// secrets, STS and bearer tokens) or message text, or carry switches only
+// tests use: recording calls belongs to the demoagenttest sub-package.
 //
 // It does not use the SDK's a2asrv: iac-code's quirks (plain-JSON errors
 // before the first event, CRLF framing, object error data, pendingPermissions

@@ -249,3 +249,26 @@ func errorOf(t *testing.T, m map[string]any) (float64, string) {
 	}
 	return e["code"].(float64), e["message"].(string)
 }
+
+// contextHeaders returns a copy of the llm_headers bound to a context (nil
+// when none).
+func (a *Agent) contextHeaders(contextID string) map[string]string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	c := a.ctxs[contextID]
+	if c == nil || c.headers == nil {
+		return nil
+	}
+	out := make(map[string]string, len(c.headers))
+	for k, v := range c.headers {
+		out[k] = v
+	}
+	return out
+}
+
+// retained counts what the agent holds.
+func (a *Agent) retained() (tasks, ctxs, idleTasks, idleCtxs int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.tasks), len(a.ctxs), a.idleTasks.Len(), a.idleCtxs.Len()
+}

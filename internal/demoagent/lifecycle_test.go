@@ -84,17 +84,6 @@ func TestPermissionAllow(t *testing.T) {
 	if c, msg := errorOf(t, m); c != -32602 || msg != errPermStale {
 		t.Fatalf("second answer %v %q", c, msg)
 	}
-	answers := 0
-	for _, c := range h.srv.Agent.Calls() {
-		if c.TaskID == tid && len(c.Parts) == 1 && len(c.Parts[0].Data) > 0 && strings.Contains(string(c.Parts[0].Data), `"allow_once"`) {
-			answers++
-		}
-	}
-	// Recorded: the part without mediaType, the extra-key probe, the
-	// accepted answer and the stale repeat.
-	if answers != 4 {
-		t.Fatalf("calls with one allow_once part for %s: %d", tid, answers)
-	}
 }
 
 func TestPermissionDenyAfterDisconnect(t *testing.T) {
@@ -205,26 +194,22 @@ func TestLLMHeadersBinding(t *testing.T) {
 		iac["cwd"] = "/w"
 		h.stream("SendStreamingMessage", msgParams("hello", "ctx-h", "", iac)).all()
 	}
-	ag := h.srv.Agent
+	headers := h.srv.Agent.contextHeaders
 	send(map[string]any{"llm_headers": map[string]any{"X-Tenant": "t1", "Authorization": "Bearer llm-secret"}})
-	if got := ag.ContextHeaders("ctx-h"); len(got) != 2 || got["X-Tenant"] != "t1" {
+	if got := headers("ctx-h"); len(got) != 2 || got["X-Tenant"] != "t1" {
 		t.Fatalf("bound %v", got)
 	}
 	send(map[string]any{})
-	if got := ag.ContextHeaders("ctx-h"); len(got) != 2 {
+	if got := headers("ctx-h"); len(got) != 2 {
 		t.Fatalf("inherit %v", got)
 	}
 	send(map[string]any{"llm_headers": map[string]any{"X-Other": "o"}})
-	if got := ag.ContextHeaders("ctx-h"); len(got) != 1 || got["X-Other"] != "o" {
+	if got := headers("ctx-h"); len(got) != 1 || got["X-Other"] != "o" {
 		t.Fatalf("replace %v", got)
 	}
 	send(map[string]any{"llm_headers": map[string]any{}})
-	if got := ag.ContextHeaders("ctx-h"); got != nil {
+	if got := headers("ctx-h"); got != nil {
 		t.Fatalf("clear %v", got)
-	}
-	calls := ag.Calls()
-	if len(calls) != 4 || strings.Join(calls[0].MetadataKeys, ",") != "cwd,llm_headers" || strings.Join(calls[1].MetadataKeys, ",") != "cwd" {
-		t.Fatalf("calls %+v", calls)
 	}
 }
 

@@ -61,7 +61,7 @@ func (e *emitter) envelopeID(eventID, eventType, scope, status string, data map[
 	for k, v := range extra {
 		env[k] = v
 	}
-	e.t.journal = append(e.t.journal, env)
+	e.t.journal = trimTail(append(e.t.journal, env), maxJournal)
 	e.a.mu.Unlock()
 	return env
 }

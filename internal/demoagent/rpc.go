@@ -75,7 +75,6 @@ func (a *Agent) taskParams(w http.ResponseWriter, req *rpcRequest) (*taskRec, *t
 		writeRaw(w, http.StatusOK, rpcErrorBody(req.ID, newRPCError(codeParams, "Invalid params")))
 		return nil, nil, false
 	}
-	a.record(req.Method, nil, p.ID)
 	a.mu.Lock()
 	t := a.tasks[p.ID]
 	a.mu.Unlock()
@@ -110,7 +109,6 @@ func (a *Agent) serveList(w http.ResponseWriter, req *rpcRequest) {
 		ContextID string `json:"contextId"`
 	}
 	_ = json.Unmarshal(req.Params, &p)
-	a.record(req.Method, nil, "")
 	a.mu.Lock()
 	out := []taskObj{}
 	for _, t := range a.tasks {

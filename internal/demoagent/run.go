@@ -91,7 +91,8 @@ func (a *Agent) newTask(m *inMessage, c *ctxRec) *taskRec {
 	t.t = taskObj{ID: uuid.NewString(), ContextID: m.ContextID, Status: taskStatus{State: stateSubmitted}}
 	m.TaskID = t.t.ID
 	t.t.History = []message{m.echo()}
-	a.tasks[t.t.ID] = t
+	a.attachLocked(t)
+	a.sweepLocked(time.Now())
 	return t
 }
 
@@ -145,6 +146,8 @@ func (a *Agent) emitterFor(m *inMessage, t *taskRec) *emitter {
 func (a *Agent) startRunLocked(t *taskRec, claim bool, sc script, e *emitter) {
 	ctx, cancel := context.WithCancel(a.base)
 	e.ctx = ctx
+	a.busyLocked(t)
+	a.attachLocked(t)
 	t.active, t.cancel, t.runDone = true, cancel, make(chan struct{})
 	if claim && t.ctx != nil {
 		t.ctx.activeTask = t.t.ID
@@ -171,6 +174,7 @@ func (a *Agent) startRunLocked(t *taskRec, claim bool, sc script, e *emitter) {
 			delete(t.subs, s)
 		}
 		close(done)
+		a.idleLocked(t)
 		a.mu.Unlock()
 		t.pubMu.Unlock()
 	}()
@@ -208,6 +212,9 @@ func (a *Agent) cancelParked(t *taskRec) {
 	}
 	a.mu.Unlock()
 	a.finishCanceled(t, e)
+	a.mu.Lock()
+	a.idleLocked(t)
+	a.mu.Unlock()
 }
 
 // runFailed answers with a FAILED status (upstream.md §6.2). With

@@ -90,7 +90,6 @@ func (a *Agent) serveSend(w http.ResponseWriter, r *http.Request, req *rpcReques
 	m := p.Message
 	m.reqMeta = p.Metadata
 	q.msg = m
-	a.record(req.Method, m, "")
 	switch {
 	case m.MessageID == "":
 		q.fail(newRPCError(codeParams, "Invalid params: messageId is required"))
@@ -186,9 +185,10 @@ func (a *Agent) route(q *sendReq, t *taskRec) {
 	a.mu.Lock()
 	c := a.ctxs[m.ContextID]
 	if c == nil {
-		c = &ctxRec{id: m.ContextID, sessionID: uuid.NewString(), cwd: filepath.Clean(cwd)}
-		a.ctxs[c.id] = c
+		c = &ctxRec{id: m.ContextID, sessionID: sessionFor(m.ContextID), cwd: filepath.Clean(cwd)}
+		a.newCtxLocked(c)
 	}
+	a.touchCtxLocked(c)
 	if c.cwd != filepath.Clean(cwd) {
 		a.mu.Unlock()
 		a.runFailed(q, t, "A2A context belongs to a different workspace", false)
@@ -215,6 +215,16 @@ func (a *Agent) route(q *sendReq, t *taskRec) {
 		return
 	}
 	a.startTurn(q, t, c, sc)
+}
+
+// sessionNS names the iac-code session ids derived from context ids.
+var sessionNS = uuid.MustParse("5d3c1f0e-7a52-4c1e-9b8e-2f6a0c4d9e17")
+
+// sessionFor derives a context's iac-code session id from its id, so a
+// context evicted while idle comes back with the same session and the
+// adapter's identity check still holds (docs/decisions.md).
+func sessionFor(contextID string) string {
+	return uuid.NewSHA1(sessionNS, []byte(contextID)).String()
 }
 
 // bindHeaders applies llm_headers to the context: a map replaces the

@@ -42,7 +42,7 @@ func Start(ctx context.Context, addr string, opts Options) (*Server, error) {
 
 // Close stops running tasks, closes open streams and the listener.
 func (s *Server) Close() error {
-	s.Agent.shutdown()
+	s.Agent.Close()
 	err := s.srv.Close()
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil

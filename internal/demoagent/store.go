@@ -1,15 +1,12 @@
 package demoagent
 
 import (
+	"container/list"
 	"context"
 	"encoding/json"
 	"sync"
 	"time"
 )
-
-// maxHistory bounds Task.history: every text delta replaces a status message
-// and so adds one entry, and a flood would otherwise grow without limit.
-const maxHistory = 1000
 
 // frame is one encoded StreamResponse and the task state it leaves behind.
 type frame struct {
@@ -40,6 +37,8 @@ type ctxRec struct {
 	backupOnce  bool              // next ensure-restored answers 409 once
 	restoreNext bool              // the call after that 409 answers "restored"
 	sidebandErr bool              // next sideband SendMessage fails once
+	ntasks      int               // retained tasks of this context
+	idle        *list.Element     // in Agent.idleCtxs while ntasks == 0
 }
 
 // permWait is a permission the executor is waiting for.
@@ -84,6 +83,7 @@ type taskRec struct {
 	runName   string
 	lastPipe  string // pipeline status for the snapshot
 	updatedAt time.Time
+	idle      *list.Element // in Agent.idleTasks while evictable
 }
 
 func (a *Agent) subscribe(t *taskRec) *sub {
@@ -115,7 +115,7 @@ func (a *Agent) publish(ctx context.Context, t *taskRec, r streamResult) error {
 			f.iac = m
 		}
 	case r.ArtifactUpdate != nil:
-		t.t.Artifacts = append(t.t.Artifacts, r.ArtifactUpdate.Artifact)
+		t.t.Artifacts = trimTail(append(t.t.Artifacts, r.ArtifactUpdate.Artifact), maxArtifacts)
 	case r.Task != nil:
 		f.state = r.Task.Status.State
 	}
@@ -170,12 +170,8 @@ func (a *Agent) publishError(ctx context.Context, t *taskRec, e *rpcError) error
 // permissions (upstream.md §5.4). Caller holds a.mu.
 func (a *Agent) applyStatus(t *taskRec, u *statusUpdate) {
 	if old := t.t.Status.Message; old != nil {
-		t.t.History = append(t.t.History, *old)
-		// Trim in chunks so a flood costs amortised O(1) per frame;
-		// snapshot shows only the newest maxHistory entries.
-		if n := len(t.t.History); n > 2*maxHistory {
-			t.t.History = append(t.t.History[:0:0], t.t.History[n-maxHistory:]...)
-		}
+		// Trimmed in chunks; snapshot shows only the newest maxHistory.
+		t.t.History = trimTail(append(t.t.History, *old), maxHistory)
 	}
 	t.t.Status = u.Status
 	iac := map[string]any{}
@@ -197,7 +193,11 @@ func (a *Agent) applyStatus(t *taskRec, u *statusUpdate) {
 // (negative: all).
 func (a *Agent) snapshot(t *taskRec, historyLength int) taskObj {
 	c := t.t
-	c.Artifacts = append([]artifact(nil), t.t.Artifacts...)
+	c.Artifacts = t.t.Artifacts
+	if len(c.Artifacts) > maxArtifacts {
+		c.Artifacts = c.Artifacts[len(c.Artifacts)-maxArtifacts:]
+	}
+	c.Artifacts = append([]artifact(nil), c.Artifacts...)
 	h := t.t.History
 	if len(h) > maxHistory {
 		h = h[len(h)-maxHistory:]

@@ -13,6 +13,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
 	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
+	"github.com/iac-code-agui/iac-code-agui/internal/demoagent/demoagenttest"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
@@ -63,7 +64,7 @@ func TestReadOnlyStateDirFailsClosed(t *testing.T) {
 
 	// A slow agent leaves time to freeze the directory between the session
 	// mapping and the permission request.
-	agentSrv, err := demoagent.Start(t.Context(), "127.0.0.1:0", demoagent.Options{StepDelay: 150 * time.Millisecond})
+	agentSrv, err := demoagenttest.Start(t.Context(), "127.0.0.1:0", demoagent.Options{StepDelay: 150 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestReadOnlyStateDirFailsClosed(t *testing.T) {
 		}
 	}
 	waitUntil(t, func() bool {
-		for _, c := range agentSrv.Agent.Calls() {
+		for _, c := range agentSrv.Calls() {
 			if c.Method == "CancelTask" {
 				return true
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
 	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
+	"github.com/iac-code-agui/iac-code-agui/internal/demoagent/demoagenttest"
 	"github.com/iac-code-agui/iac-code-agui/internal/metrics"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
@@ -31,7 +32,7 @@ type env struct {
 	URL      string
 	Root     string
 	StateDir string
-	Agent    *demoagent.Agent
+	Agent    *demoagenttest.Server
 	// Metrics is this adapter's registry; every test runs through the
 	// request counter, so SSE tests also cover its response wrapper.
 	Metrics  *metrics.Metrics
@@ -55,7 +56,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	agentSrv, err := demoagent.Start(ctx, "127.0.0.1:0", demoagent.Options{Token: "upstream-token"})
+	agentSrv, err := demoagenttest.Start(ctx, "127.0.0.1:0", demoagent.Options{Token: "upstream-token"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if o.stateDir == "" {
 		o.stateDir = t.TempDir()
 	}
-	e := &env{Root: root, StateDir: o.stateDir, Agent: agentSrv.Agent, agentURL: agentSrv.URL, opts: o}
+	e := &env{Root: root, StateDir: o.stateDir, Agent: agentSrv, agentURL: agentSrv.URL, opts: o}
 	e.serve(t)
 	return e
 }

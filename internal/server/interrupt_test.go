@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
+	"github.com/iac-code-agui/iac-code-agui/internal/demoagent/demoagenttest"
 )
 
 // interrupts returns RUN_FINISHED.outcome.interrupts of a run.
@@ -33,7 +33,7 @@ func resumeBody(e *env, threadID, runID string, entries ...map[string]any) map[s
 	return b
 }
 
-func countCalls(calls []demoagent.Call, method string, partKind string) int {
+func countCalls(calls []demoagenttest.Call, method string, partKind string) int {
 	n := 0
 	for _, c := range calls {
 		if c.Method != method {
@@ -282,7 +282,7 @@ func TestCancelPausedExecution(t *testing.T) {
 	}
 }
 
-func countMethod(calls []demoagent.Call, method string) int {
+func countMethod(calls []demoagenttest.Call, method string) int {
 	n := 0
 	for _, c := range calls {
 		if c.Method == method {
