@@ -154,8 +154,7 @@ var wrapperKinds = [...]Kind{KindTask, KindStatusUpdate, KindArtifactUpdate}
 func (s *scanner) result() (*Event, error) {
 	var (
 		bare wireObject
-		wrap [len(wrapperKinds)]wireObject
-		has  [len(wrapperKinds)]bool
+		wrap [len(wrapperKinds)]*Event
 		msg  *Message
 	)
 	k, ok, err := s.firstMember()
@@ -175,10 +174,12 @@ func (s *scanner) result() (*Event, error) {
 		}
 		if w >= 0 {
 			// A repeated wrapper replaces the earlier one whole.
-			wrap[w], has[w] = wireObject{}, false
+			wrap[w] = nil
 			if !s.null() {
-				has[w] = true
-				err = s.wireObject(&wrap[w])
+				var o wireObject
+				if err = s.wireObject(&o); err == nil {
+					wrap[w] = s.event(&o, wrapperKinds[w])
+				}
 			}
 		}
 		if err != nil {
@@ -189,9 +190,9 @@ func (s *scanner) result() (*Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, kind := range wrapperKinds {
-		if has[i] {
-			return s.event(&wrap[i], kind), nil
+	for _, ev := range wrap {
+		if ev != nil {
+			return ev, nil
 		}
 	}
 	if msg != nil {
