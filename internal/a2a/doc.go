@@ -1,10 +1,11 @@
 // Package a2a is the adapter's A2A 1.0 client: it owns every byte exchanged
 // with the upstream iac-code A2A server. That is JSON-RPC 2.0 over HTTP POST,
-// a lean SSE reader and frame decoder for the streaming methods
+// a lean SSE reader for the streaming methods
 // (SendStreamingMessage, SubscribeToTask), the non-streaming methods
 // (SendMessage, GetTask, CancelTask), the two iac-code side routes
 // (/iac-code/pipeline/state and /iac-code/session/ensure-restored) and the
-// /health probe.
+// /health probe. Each response frame is decoded by package frame, whose
+// Event, Status, Message and Part types it re-exports.
 //
 // It must not know AG-UI, thread state or HTTP serving: callers get lean
 // Event values and typed errors (*RPCError, *HTTPError, the Err* values) and

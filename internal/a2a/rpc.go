@@ -119,7 +119,7 @@ func (c *Client) unary(ctx context.Context, method string, params any) (*Event, 
 	if err != nil {
 		return nil, err
 	}
-	return decodeFrame(b, false)
+	return decodeFrame(nil, b, false)
 }
 
 func (c *Client) stream(ctx context.Context, method string, params any) (*Stream, error) {
@@ -140,7 +140,7 @@ func (c *Client) stream(ctx context.Context, method string, params any) (*Stream
 		if err != nil {
 			return nil, err
 		}
-		ev, err := decodeFrame(b, false)
+		ev, err := decodeFrame(nil, b, false)
 		if err != nil {
 			return nil, err
 		}

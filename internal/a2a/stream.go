@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io"
 	"sync"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/a2a/frame"
 )
 
 // Stream is the answer of a streaming call. Next and Close may be called
@@ -11,9 +13,9 @@ import (
 type Stream struct {
 	cl      *call
 	sse     *sseReader
-	pending *Event  // a single result answered as plain JSON
-	err     error   // sticky transport error
-	dec     scanner // reused with its intern table across frames
+	pending *Event        // a single result answered as plain JSON
+	err     error         // sticky transport error
+	dec     frame.Decoder // keeps what the stream's frames repeat
 	once    sync.Once
 }
 
@@ -44,10 +46,7 @@ func (s *Stream) Next() (*Event, error) {
 		s.Close()
 		return nil, err
 	}
-	if s.dec.intern == nil {
-		s.dec.intern = make(map[string]string, 32)
-	}
-	return decodeFrameWith(&s.dec, data, isErr)
+	return decodeFrame(&s.dec, data, isErr)
 }
 
 // Close aborts the request and releases the connection. It is idempotent.
@@ -67,4 +66,29 @@ func (s *Stream) Buffered() bool {
 		return s.pending != nil
 	}
 	return s.sse.buffered()
+}
+
+// decodeFrame decodes one JSON-RPC response with d, or on its own when d
+// is nil. isErrEvent is true for SSE frames with "event: error", which
+// must carry a JSON-RPC error.
+func decodeFrame(d *frame.Decoder, b []byte, isErrEvent bool) (*Event, error) {
+	var (
+		ev     *Event
+		rpcErr *frame.RPCError
+		err    error
+	)
+	if d != nil {
+		ev, rpcErr, err = d.Decode(b)
+	} else {
+		ev, rpcErr, err = frame.Decode(b)
+	}
+	switch {
+	case err != nil:
+		return nil, protocolError("%s", err.Error())
+	case rpcErr != nil:
+		return nil, &RPCError{Code: rpcErr.Code, Message: rpcErr.Message, Data: rpcErr.Data}
+	case isErrEvent:
+		return nil, protocolError("error event without a JSON-RPC error")
+	}
+	return ev, nil
 }

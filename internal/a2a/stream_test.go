@@ -296,3 +296,29 @@ func TestStreamCloseUnblocksNext(t *testing.T) {
 		t.Fatalf("Next = %v, want ErrStreamClosed", err)
 	}
 }
+
+// An "event: error" frame must carry a JSON-RPC error, even when its data
+// is a text delta the stream's decoder would answer from its template.
+func TestStreamErrorEventWithResult(t *testing.T) {
+	c, _ := newUpstream(t, func(w http.ResponseWriter, _ *http.Request, _ *captured) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		writeSSE(w, "data: "+frameText+"\r\n\r\n")
+		writeSSE(w, "event: error\r\ndata: "+frameText+"\r\n\r\n")
+		writeSSE(w, "data: "+frameIR+"\r\n\r\n")
+	})
+	s, err := c.SendStreamingMessage(context.Background(), &SendParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if ev, err := s.Next(); err != nil || ev.Status.Message.Text() != "Here is the " {
+		t.Fatalf("frame 0: %v, %v", ev, err)
+	}
+	if ev, err := s.Next(); !errors.Is(err, ErrProtocol) {
+		t.Fatalf("error event with a result: %v, %v; want ErrProtocol", ev, err)
+	}
+	if ev, err := s.Next(); err != nil || ev.State() != StateInputRequired {
+		t.Fatalf("frame 2: %v, %v", ev, err)
+	}
+}

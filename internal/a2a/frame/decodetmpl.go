@@ -1,4 +1,4 @@
-package a2a
+package frame
 
 // Text-delta frames of one stream repeat every byte but the text: same
 // task, context, message id, state, role and metadata. The scanner keeps

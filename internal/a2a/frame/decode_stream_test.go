@@ -1,8 +1,7 @@
-package a2a
+package frame
 
 import (
 	"encoding/json"
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -15,31 +14,18 @@ func delta(quotedText string) string {
 		quotedText + `}]}},"metadata":{"iac_code":{"iacCodeSessionId":"S"}}}}`)
 }
 
-// checkStreamDecode decodes frames in order through one stream scanner
-// (intern table, id slots, metadata memo and text template all live) and
-// holds every answer to encoding/json's and to a fresh scanner's.
+// checkStreamDecode decodes frames in order through one Decoder (intern
+// table, id slots, metadata memo and text template all live) and holds
+// every answer to the reference decoder's and to Decode's.
 func checkStreamDecode(t *testing.T, frames ...string) []*Event {
 	t.Helper()
-	return checkStreamDecodeVs(t, true, frames...)
-}
-
-// checkStreamDecodeVs is checkStreamDecode, comparing with encoding/json
-// only when vsJSON is set.
-func checkStreamDecodeVs(t *testing.T, vsJSON bool, frames ...string) []*Event {
-	t.Helper()
-	s := &scanner{intern: map[string]string{}}
+	var d Decoder
 	var out []*Event
-	for i, f := range frames {
-		got, gerr := decodeFrameWith(s, []byte(f), false)
-		want, werr := refDecode([]byte(f))
-		fresh, ferr := decodeFrame([]byte(f), false)
-		if vsJSON && (!reflect.DeepEqual(got, want) || !sameErr(gerr, werr)) {
-			t.Errorf("frame %d %q:\n got %s %v\nwant %s %v", i, f, mustJSON(t, got), gerr, mustJSON(t, want), werr)
-		}
-		if !reflect.DeepEqual(got, fresh) || (gerr == nil) != (ferr == nil) {
-			t.Errorf("frame %d: stream scanner %s %v, fresh scanner %s %v", i, mustJSON(t, got), gerr, mustJSON(t, fresh), ferr)
-		}
-		out = append(out, got)
+	for _, f := range frames {
+		got := answerOf(d.Decode([]byte(f)))
+		checkSame(t, []byte(f), got, answerOf(refDecode([]byte(f))), "reference")
+		checkSame(t, []byte(f), got, answerOf(Decode([]byte(f))), "fresh")
+		out = append(out, got.Event)
 	}
 	return out
 }
@@ -72,15 +58,15 @@ func TestStreamDecodeTextDeltas(t *testing.T) {
 	if evs[3].Status.State != "TASK_STATE_WORKING" || evs[3].Status.Message.MessageID != "T-message" {
 		t.Fatalf("event 3 = %s", mustJSON(t, evs[3]))
 	}
-	s := &scanner{intern: map[string]string{}}
+	var d Decoder
 	for _, text := range []string{"a", "b"} {
-		ev, err := decodeFrameWith(s, []byte(delta(`"`+text+`"`)), false)
+		ev, _, err := d.Decode([]byte(delta(`"` + text + `"`)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		ev.Status.Message.Parts[0].Text = "changed"
 	}
-	if ev, err := decodeFrameWith(s, []byte(delta(`"c"`)), false); err != nil || ev.Status.Message.Text() != "c" {
+	if ev, _, err := d.Decode([]byte(delta(`"c"`))); err != nil || ev.Status.Message.Text() != "c" {
 		t.Fatalf("after changing earlier events: %v, %v", ev, err)
 	}
 }
@@ -92,10 +78,6 @@ func TestStreamDecodeTemplateTraps(t *testing.T) {
 	status := func(inner string) string {
 		return rpcResult(`{"statusUpdate":{"taskId":"T","status":` + inner + `}}`)
 	}
-	// For a repeated object or array key encoding/json merges into the
-	// earlier value while the decoder keeps the last one (as Python's
-	// json does); there only the stream and fresh scanners are compared.
-	repeated := map[string]bool{"parts repeated": true, "message repeated": true, "status repeated": true}
 	for name, tmpl := range map[string]string{
 		"parts repeated":         status(`{"state":"W","message":{"parts":[{"text":%s}],"parts":[{}]}}`),
 		"parts repeated empty":   status(`{"state":"W","message":{"parts":[{"text":%s}],"parts":[]}}`),
@@ -116,7 +98,7 @@ func TestStreamDecodeTemplateTraps(t *testing.T) {
 		for _, text := range []string{`""`, `"one"`, `"two"`, `null`, `"three"`, `"\"}],\"parts\":[{}]}}"`} {
 			frames = append(frames, strings.Replace(tmpl, "%s", text, 1))
 		}
-		t.Run(name, func(t *testing.T) { checkStreamDecodeVs(t, !repeated[name], frames...) })
+		t.Run(name, func(t *testing.T) { checkStreamDecode(t, frames...) })
 	}
 }
 
@@ -144,8 +126,8 @@ func TestDecodeNumbersAsEncodingJSON(t *testing.T) {
 			if json.Valid([]byte(frame)) {
 				t.Fatalf("test bug: %s is valid JSON", frame)
 			}
-			if _, err := decodeFrame([]byte(frame), false); !errors.Is(err, ErrProtocol) {
-				t.Errorf("decodeFrame(%s) = %v, want ErrProtocol", frame, err)
+			if got := checkFrame(t, []byte(frame)); !got.Invalid {
+				t.Errorf("Decode(%s) = %s, want invalid", frame, mustJSON(t, got))
 			}
 		}
 	}
@@ -161,10 +143,10 @@ func TestDecodeNullElements(t *testing.T) {
 	)
 }
 
-// FuzzDecodeFrameStream decodes frame b after frame a through one stream
-// scanner: the state kept between frames (id slots, intern table,
-// metadata memo, text template) must never change b's answer.
-func FuzzDecodeFrameStream(f *testing.F) {
+// FuzzDecodeStream decodes frame b after frame a through one Decoder: the
+// state kept between frames (id slots, intern table, metadata memo, text
+// template) must never change b's answer, which must be the reference's.
+func FuzzDecodeStream(f *testing.F) {
 	f.Add([]byte(delta(`"tok "`)), []byte(delta(`"tik\"\u00e9"`)))
 	f.Add([]byte(frameText), []byte(strings.Replace(frameText, "Here is the ", "x", 1)))
 	f.Add([]byte(benchFrame), []byte(strings.Replace(benchFrame, "VPC", "subnet", 1)))
@@ -173,18 +155,10 @@ func FuzzDecodeFrameStream(f *testing.F) {
 		f.Add([]byte(frameText), []byte(c))
 	}
 	f.Fuzz(func(t *testing.T, a, b []byte) {
-		s := &scanner{intern: map[string]string{}}
-		_, _ = decodeFrameWith(s, a, false)
-		got, gerr := decodeFrameWith(s, b, false)
-		fresh, ferr := decodeFrame(b, false)
-		if (gerr == nil) != (ferr == nil) || !reflect.DeepEqual(got, fresh) {
-			t.Fatalf("after %q, %q decodes to %s %v; fresh %s %v", a, b, mustJSON(t, got), gerr, mustJSON(t, fresh), ferr)
-		}
-		if caseFoldedKey(b) {
-			return // encoding/json matches keys case-insensitively
-		}
-		if want, werr := refDecode(b); gerr == nil && werr == nil && !reflect.DeepEqual(got, want) {
-			t.Fatalf("after %q, %q decodes to %s; encoding/json %s", a, b, mustJSON(t, got), mustJSON(t, want))
-		}
+		var d Decoder
+		_, _, _ = d.Decode(a)
+		got := answerOf(d.Decode(b))
+		checkSame(t, b, got, answerOf(Decode(b)), "fresh")
+		checkSame(t, b, got, answerOf(refDecode(b)), "reference")
 	})
 }

@@ -1,4 +1,4 @@
-package a2a
+package frame
 
 // frameBlock backs, in one allocation, what a text-delta frame needs: the
 // Event, its Status and the status message with one part. Each piece is

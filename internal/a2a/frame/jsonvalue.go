@@ -1,4 +1,4 @@
-package a2a
+package frame
 
 import (
 	"encoding/json"

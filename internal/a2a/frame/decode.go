@@ -1,6 +1,9 @@
-package a2a
+package frame
 
-import "bytes"
+import (
+	"bytes"
+	"errors"
+)
 
 // Frame decoding: one JSON-RPC response straight into an Event with the
 // hand-written scanner (jsonscan.go). The SDK types cost about 40 µs a
@@ -19,37 +22,61 @@ type wireObject struct {
 	Metadata  map[string]any
 }
 
-// decodeFrame decodes one JSON-RPC response into an Event. isErrEvent is
-// true for SSE frames with "event: error". The result is the A2A 1.0
-// StreamResponse wrapper or, as the original's test doubles and
-// GetTask/CancelTask answer, the object's own fields (protocol.md §4.6).
-func decodeFrame(b []byte, isErrEvent bool) (*Event, error) {
-	return decodeFrameWith(&scanner{}, b, isErrEvent)
+// Decode decodes one frame on its own. Exactly one of the results is
+// set: the Event of a result member, the RPCError of an error member (which
+// wins when a frame has both), or an error saying why b is not a valid
+// frame: not one JSON object, neither member (or only null ones), or a
+// member of the wrong JSON type where the A2A schema names one. Members the
+// schema does not name are skipped but must be valid JSON.
+func Decode(b []byte) (*Event, *RPCError, error) {
+	var s scanner
+	return s.decode(b)
 }
 
-// decodeFrameWith reuses s (and its intern table) for another frame.
-func decodeFrameWith(s *scanner, b []byte, isErrEvent bool) (*Event, error) {
-	stream := s.intern != nil && !isErrEvent
+// Decoder decodes the frames of one stream. It keeps what consecutive
+// frames repeat (strings, metadata, the last text-delta frame as a
+// template), which makes a text delta cost a fraction of a fresh decode;
+// its answers are always those of Decode. The zero value is ready; a
+// Decoder is not for concurrent use.
+type Decoder struct {
+	s scanner
+}
+
+// Decode decodes the next frame of the stream, as the function Decode.
+func (d *Decoder) Decode(b []byte) (*Event, *RPCError, error) {
+	if d.s.intern == nil {
+		d.s.intern = make(map[string]string, 32)
+	}
+	return d.s.decode(b)
+}
+
+// decode reads one JSON-RPC response. The result is the A2A 1.0
+// StreamResponse wrapper or, as the original's test doubles and
+// GetTask/CancelTask answer, the object's own fields (protocol.md §4.6).
+// Like Python's json, the last of repeated members wins whole, and null
+// reads as absent.
+func (s *scanner) decode(b []byte) (*Event, *RPCError, error) {
+	stream := s.intern != nil
 	if stream {
 		if ev, ok := s.fromTemplate(b); ok {
-			return ev, nil
+			return ev, nil, nil
 		}
 	}
 	s.b, s.i, s.depth, s.blk, s.text = b, 0, 0, nil, textSpan{}
 	var (
-		ev        *Event
-		rpcErr    *RPCError
-		hasResult bool
+		ev     *Event
+		rpcErr *RPCError
 	)
 	k, ok, err := s.firstMember()
 	for ok {
 		switch string(k) {
 		case "result":
+			ev = nil
 			if !s.null() {
-				hasResult = true
 				ev, err = s.result()
 			}
 		case "error":
+			rpcErr = nil
 			if !s.null() {
 				rpcErr, err = s.rpcError()
 			}
@@ -65,22 +92,18 @@ func decodeFrameWith(s *scanner, b []byte, isErrEvent bool) (*Event, error) {
 	if err == nil && s.peek() != 0 {
 		err = s.fail("data after the response")
 	}
-	if err != nil {
-		return nil, protocolError("undecodable JSON-RPC response: %s", err.Error())
+	switch {
+	case err != nil:
+		return nil, nil, errors.New("undecodable JSON-RPC response: " + err.Error())
+	case rpcErr != nil:
+		return nil, rpcErr, nil
+	case ev == nil:
+		return nil, nil, errors.New("JSON-RPC response with neither result nor error")
 	}
-	if rpcErr != nil {
-		return nil, rpcErr
-	}
-	if isErrEvent {
-		return nil, protocolError("error event without a JSON-RPC error")
-	}
-	if !hasResult {
-		return nil, protocolError("JSON-RPC response with neither result nor error")
-	}
-	if stream && ev != nil {
+	if stream {
 		s.keepTemplate(b, ev)
 	}
-	return ev, nil
+	return ev, nil, nil
 }
 
 func (s *scanner) rpcError() (*RPCError, error) {
@@ -89,13 +112,15 @@ func (s *scanner) rpcError() (*RPCError, error) {
 	for ok {
 		switch string(k) {
 		case "code":
-			var f float64
-			if f, err = s.number(); err == nil {
-				n, isInt := Int(f)
-				if !isInt || n != int64(int(n)) {
-					return e, s.fail("non-integral error code")
+			e.Code = 0
+			if !s.null() {
+				var f float64
+				if f, err = s.number(); err == nil {
+					var isInt bool
+					if e.Code, isInt = intCode(f); !isInt {
+						return e, s.fail("non-integral error code")
+					}
 				}
-				e.Code = int(n)
 			}
 		case "message":
 			e.Message, err = s.str()
@@ -112,41 +137,49 @@ func (s *scanner) rpcError() (*RPCError, error) {
 	return e, err
 }
 
+// intCode reads an error code: an integral number (3, 3.0 or 3e0, as
+// protobuf and Python readers take it) that is exact in a float64 and
+// fits an int.
+func intCode(f float64) (int, bool) {
+	if f > 1<<53 || f < -(1<<53) || f != float64(int64(f)) || int64(f) != int64(int(int64(f))) {
+		return 0, false
+	}
+	return int(f), true
+}
+
+// Wrapper members of a StreamResponse, in the order in which the first
+// present one is the event (protocol.md §4.6), whatever the key order.
+var wrapperKinds = [...]Kind{KindTask, KindStatusUpdate, KindArtifactUpdate}
+
 func (s *scanner) result() (*Event, error) {
 	var (
-		bare   wireObject
-		ev     *Event
-		hasMsg bool
+		bare wireObject
+		wrap [len(wrapperKinds)]*Event
+		msg  *Message
 	)
 	k, ok, err := s.firstMember()
 	for ok {
-		var kind Kind
+		w := -1
 		switch string(k) {
 		case "task":
-			kind = KindTask
+			w = 0
 		case "statusUpdate":
-			kind = KindStatusUpdate
+			w = 1
 		case "artifactUpdate":
-			kind = KindArtifactUpdate
+			w = 2
 		case "message":
-			if !s.null() {
-				var m *Message
-				if m, err = s.message(); err == nil && ev == nil {
-					ev = s.newEvent()
-					*ev = Event{Kind: KindMessage, TaskID: m.TaskID, ContextID: m.ContextID, Message: m, Metadata: m.Metadata}
-					hasMsg = true
-				}
-			}
+			msg, err = s.message()
 		default:
 			err = s.objectField(&bare, k)
 		}
-		if kind != "" && !s.null() {
-			var o wireObject
-			// The first wrapper member wins, in the order task,
-			// statusUpdate, artifactUpdate, message (protocol.md §4.6),
-			// whatever the key order.
-			if err = s.wireObject(&o); err == nil && (ev == nil || hasMsg || kindRank(kind) < kindRank(ev.Kind)) {
-				ev, hasMsg = s.event(&o, kind), false
+		if w >= 0 {
+			// A repeated wrapper replaces the earlier one whole.
+			wrap[w] = nil
+			if !s.null() {
+				var o wireObject
+				if err = s.wireObject(&o); err == nil {
+					wrap[w] = s.event(&o, wrapperKinds[w])
+				}
 			}
 		}
 		if err != nil {
@@ -154,8 +187,18 @@ func (s *scanner) result() (*Event, error) {
 		}
 		k, ok, err = s.nextMember()
 	}
-	if err != nil || ev != nil {
-		return ev, err
+	if err != nil {
+		return nil, err
+	}
+	for _, ev := range wrap {
+		if ev != nil {
+			return ev, nil
+		}
+	}
+	if msg != nil {
+		ev := s.newEvent()
+		ev.Kind, ev.TaskID, ev.ContextID, ev.Message, ev.Metadata = KindMessage, msg.TaskID, msg.ContextID, msg, msg.Metadata
+		return ev, nil
 	}
 	// Bare shape: a Task carries "id", an update "taskId".
 	kind := KindStatusUpdate
@@ -166,18 +209,6 @@ func (s *scanner) result() (*Event, error) {
 		kind = KindTask
 	}
 	return s.event(&bare, kind), nil
-}
-
-func kindRank(k Kind) int {
-	switch k {
-	case KindTask:
-		return 0
-	case KindStatusUpdate:
-		return 1
-	case KindArtifactUpdate:
-		return 2
-	}
-	return 3
 }
 
 // wireObject reads a task or update object into o.
