@@ -2,7 +2,8 @@
 // authentication, the pre-stream checks of POST / and of the cancellation
 // extension in their specified order (media type, body limits, JSON,
 // envelope), the JSON error envelope, the SSE response, the health and
-// metrics routes, the per-route request counter, and the server's timeouts
+// metrics routes, the mounting of the browser console (internal/console)
+// and the redirect of a browser's GET / to it, the per-route request counter, and the server's timeouts
 // and graceful shutdown (adapter.md §2, §7.1).
 //
 // It hands admitted requests to the adapter package and must not interpret
