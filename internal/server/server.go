@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
+	"github.com/iac-code-agui/iac-code-agui/internal/console"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
@@ -49,6 +50,7 @@ const (
 	patternRun     = "POST /{$}"
 	patternCancel  = "POST /extensions/iac-code/v1/executions/{executionId}/cancel"
 	patternMetrics = "GET /metrics"
+	patternRoot    = "GET /{$}"
 )
 
 // Handler serves the adapter's routes.
@@ -76,6 +78,10 @@ func New(o Options) *Handler {
 	if o.Metrics != nil {
 		h.mux.HandleFunc(patternMetrics, h.metrics)
 	}
+	// The browser console: public static files, no token needed to load it.
+	h.mux.Handle("GET "+console.Path, console.Handler())
+	h.mux.Handle("GET "+console.Path+"/", console.Handler())
+	h.mux.HandleFunc(patternRoot, root)
 	return h
 }
 
@@ -125,6 +131,17 @@ func (h *Handler) health(w http.ResponseWriter, _ *http.Request) {
 		"executionKernel":        "a2a-1.0",
 		"serverVersion":          h.opts.Version,
 	})
+}
+
+// root sends a browser that opens the server's address to the console.
+// Any other GET / gets the 405 it got before the console existed.
+func root(w http.ResponseWriter, r *http.Request) {
+	if console.WantsHTML(r) {
+		http.Redirect(w, r, console.Path, http.StatusFound)
+		return
+	}
+	w.Header().Set("Allow", http.MethodPost)
+	http.Error(w, http.StatusText(http.StatusMethodNotAllowed), http.StatusMethodNotAllowed)
 }
 
 // authorized checks the bearer token in constant time (protocol.md §2.3).

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Regenerates the console screenshots in docs/console/ by running the
+# browser test (real binary, embedded agent, headless chromium) with
+# SCREENSHOTS set. Needs chromium (apt-get install chromium) and npm.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="$(pwd)/docs/console"
+mkdir -p "$out"
+rm -f "$out"/*.png
+(cd e2e/browser && npm ci --no-audit --no-fund >/dev/null)
+SCREENSHOTS="$out" go test -count=1 -run '^TestConsole$' ./e2e/browser
+rm -f "$out"/failed-*.png
+ls -l "$out"
