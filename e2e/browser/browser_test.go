@@ -25,7 +25,7 @@ import (
 // a deployment confirmation's parameter_overrides. The adapter currently
 // sends only the chosen option's label for a selectedId answer (tracked
 // separately); set this to true once that fix is merged.
-const requireDeploymentOverride = false
+const requireDeploymentOverride = true
 
 const token = "console-e2e-token"
 

@@ -155,7 +155,15 @@ func answerText(a answer, contextID, taskID string) (string, error) {
 		return resourceSelectionText(a, p, contextID, taskID), nil
 	case projection.KindDeploymentConfirmation:
 		if id, ok := firstString(p, "selectedId", "selected_id"); ok {
-			return optionLabel(a.pending.Value, id), nil
+			overrides, _ := p["parameter_overrides"].(map[string]any)
+			action := optionField(a.pending.Value, id, "action")
+			if len(overrides) == 0 || action == "" {
+				return optionLabel(a.pending.Value, id), nil
+			}
+			// The label alone would drop the parameters the user edited:
+			// send the option's action with them (docs/decisions.md).
+			b, _ := json.Marshal(map[string]any{"action": action, "parameter_overrides": overrides})
+			return string(b), nil
 		}
 		// The original's encoding is not public (protocol.md §12.2): send the
 		// decision as compact JSON the agent can parse (docs/decisions.md).
@@ -265,6 +273,27 @@ func optionLabel(projection map[string]any, id string) string {
 		}
 	}
 	return id
+}
+
+// optionField returns a string field of the option with the given id
+// (matched as optionLabel matches), or "".
+func optionField(projection map[string]any, id, field string) string {
+	opts, _ := projection["options"].([]any)
+	for i, o := range opts {
+		m, ok := o.(map[string]any)
+		if !ok {
+			continue
+		}
+		oid := fmt.Sprint(m["id"])
+		if m["id"] == nil {
+			oid = fmt.Sprint(i)
+		}
+		if oid == id {
+			s, _ := m[field].(string)
+			return s
+		}
+	}
+	return ""
 }
 
 // toolUseIDOf finds the tool call an answer belongs to: the projection's
