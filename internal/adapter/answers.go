@@ -253,19 +253,7 @@ func firstString(m map[string]any, keys ...string) (string, bool) {
 // optionLabel returns the label, else name, else id of the option with the
 // given id; the id itself when no option matches (§5.8).
 func optionLabel(projection map[string]any, id string) string {
-	opts, _ := projection["options"].([]any)
-	for i, o := range opts {
-		m, ok := o.(map[string]any)
-		if !ok {
-			continue
-		}
-		oid := fmt.Sprint(m["id"])
-		if m["id"] == nil {
-			oid = fmt.Sprint(i)
-		}
-		if oid != id {
-			continue
-		}
+	if m := findOption(projection, id); m != nil {
 		for _, k := range []string{"label", "name", "id"} {
 			if s, ok := m[k].(string); ok && strings.TrimSpace(s) != "" {
 				return s
@@ -275,9 +263,15 @@ func optionLabel(projection map[string]any, id string) string {
 	return id
 }
 
-// optionField returns a string field of the option with the given id
-// (matched as optionLabel matches), or "".
+// optionField returns a string field of the option with the given id, or
+// "".
 func optionField(projection map[string]any, id, field string) string {
+	s, _ := findOption(projection, id)[field].(string)
+	return s
+}
+
+// findOption returns the option whose id (else list position) is id.
+func findOption(projection map[string]any, id string) map[string]any {
 	opts, _ := projection["options"].([]any)
 	for i, o := range opts {
 		m, ok := o.(map[string]any)
@@ -289,11 +283,10 @@ func optionField(projection map[string]any, id, field string) string {
 			oid = fmt.Sprint(i)
 		}
 		if oid == id {
-			s, _ := m[field].(string)
-			return s
+			return m
 		}
 	}
-	return ""
+	return nil
 }
 
 // toolUseIDOf finds the tool call an answer belongs to: the projection's

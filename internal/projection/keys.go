@@ -39,13 +39,13 @@ func Project(in map[string]any) map[string]any {
 	out := make(map[string]any, min(len(in), len(keys)))
 	for k, v := range in {
 		if IsKey(k) {
-			out[k] = deepCopy(v)
+			out[k] = DeepCopy(v)
 		}
 	}
 	return out
 }
 
-func deepCopy(v any) any {
+func DeepCopy(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		if x == nil {
@@ -53,7 +53,7 @@ func deepCopy(v any) any {
 		}
 		m := make(map[string]any, len(x))
 		for k, e := range x {
-			m[k] = deepCopy(e)
+			m[k] = DeepCopy(e)
 		}
 		return m
 	case []any:
@@ -62,7 +62,7 @@ func deepCopy(v any) any {
 		}
 		s := make([]any, len(x))
 		for i, e := range x {
-			s[i] = deepCopy(e)
+			s[i] = DeepCopy(e)
 		}
 		return s
 	default:

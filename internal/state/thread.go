@@ -1,6 +1,8 @@
 package state
 
 import (
+	"github.com/iac-code-agui/iac-code-agui/internal/projection"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
@@ -98,7 +100,7 @@ func (t *Thread) Clone() *Thread {
 	if t.Execution.Pending != nil {
 		c.Execution.Pending = make(map[string]Pending, len(t.Execution.Pending))
 		for k, p := range t.Execution.Pending {
-			v, _ := deepCopy(p.Value).(map[string]any)
+			v, _ := projection.DeepCopy(p.Value).(map[string]any)
 			c.Execution.Pending[k] = Pending{Value: v, Sideband: p.Sideband}
 		}
 	}
@@ -191,31 +193,4 @@ func clonePtr(s *string) *string {
 	}
 	v := *s
 	return &v
-}
-
-// deepCopy copies JSON-shaped values; other types are shared, which is safe
-// for the immutable scalars a JSON projection holds.
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		if x == nil {
-			return map[string]any(nil)
-		}
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []any:
-		if x == nil {
-			return []any(nil)
-		}
-		s := make([]any, len(x))
-		for i, e := range x {
-			s[i] = deepCopy(e)
-		}
-		return s
-	default:
-		return x
-	}
 }
