@@ -1,12 +1,12 @@
 package state
 
 import (
-	"github.com/iac-code-agui/iac-code-agui/internal/projection"
-
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
 	"strings"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/projection"
 )
 
 // SchemaVersion is the only thread document version this package reads or
