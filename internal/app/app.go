@@ -24,7 +24,6 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/metrics"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
-	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
 
 // Main runs the command line and returns the process exit status.
@@ -44,6 +43,8 @@ func mainContext(parent context.Context, args []string, getenv func(string) stri
 			return runHealthcheck(parent, args[1:], getenv, stdout, stderr, lang)
 		case "version":
 			return printVersion(args[1:], stdout, stderr)
+		case "import-state":
+			return runImportState(parent, args[1:], getenv, stdout, stderr, lang)
 		case "help":
 			fmt.Fprint(stdout, config.Usage())
 			return 0
@@ -95,9 +96,14 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		return err
 	}
 	defer up.stop()
+	store, closeStore, err := openStore(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
 	m := metrics.New()
 	ad := adapter.New(adapter.Options{
-		Store:        state.NewFileStore(cfg.StateDir),
+		Store:        store,
 		Upstream:     adapter.A2A(a2a.New(up.url, up.token)),
 		AllowedRoots: request.AllowedRoots(cfg.AllowedCWDs),
 		Logger:       logger,
@@ -112,7 +118,7 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	}
 	srv := server.NewHTTPServer(addr, h, server.Timeouts{})
 	logger.Info("AG-UI adapter listening", "url", "http://"+ln.Addr().String()+"/", "a2a", up.url, "upstream", up.kind,
-		"stateDir", cfg.StateDir, "version", bi.Version, "commit", bi.Commit, "auth", cfg.AuthToken != "")
+		"stateStore", storeKind(cfg), "stateDir", cfg.StateDir, "version", bi.Version, "commit", bi.Commit, "auth", cfg.AuthToken != "")
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if cfg.IdleShutdown > 0 {

@@ -29,6 +29,11 @@ type Config struct {
 	Debug        bool
 	LogStdout    bool
 	LogFormat    string // LogFormatText or LogFormatJSON
+	// StateStore is StateStoreFile or a redis:// / rediss:// URL (which
+	// may hold a password: never log it).
+	StateStore     string
+	RedisPassword  string // secret: never log
+	RedisKeyPrefix string // with a Redis store
 	// AllowedCWDs holds the entries of IAC_CODE_AGUI_ALLOWED_CWDS, else
 	// IACCODE_A2A_ALLOWED_CWDS, split on os.PathListSeparator with empty
 	// entries dropped; nil when neither variable is set (non-empty).
@@ -40,7 +45,7 @@ type Config struct {
 // given explicitly (flag.Visit), which is what the precedence rule needs.
 type flagValues struct {
 	config, host, port, a2aURL, stateDir, idle string
-	logFormat                                  string
+	logFormat, stateStore, redisPrefix         string
 	debug, logStdout, version                  bool
 	set                                        map[string]bool
 }
@@ -75,6 +80,8 @@ func parseFlags(args []string) (*flagValues, error) {
 	fs.BoolVar(&fv.debug, "debug", false, "")
 	fs.BoolVar(&fv.debug, "d", false, "")
 	fs.StringVar(&fv.logFormat, "log-format", LogFormatText, "")
+	fs.StringVar(&fv.stateStore, "state-store", StateStoreFile, "")
+	fs.StringVar(&fv.redisPrefix, "redis-key-prefix", DefaultRedisKeyPrefix, "")
 	fs.BoolVar(&fv.version, "version", false, "")
 	// --log-stdout and --no-log-stdout share one value; the last one given
 	// wins, as with Click's on/off flag pair.
@@ -138,7 +145,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 	}
 	steps := []func(*Config, *flagValues, yamlFile, func(string) string) error{
 		resolveHost, resolvePort, resolveA2AURL, resolveStateDir, resolveIdle,
-		resolveBools, resolveLogFormat, resolveTokens,
+		resolveBools, resolveLogFormat, resolveTokens, resolveStateStore,
 	}
 	for _, step := range steps {
 		if err := step(cfg, fv, y, getenv); err != nil {

@@ -48,6 +48,14 @@ Flags:
   --log-format FORMAT   Log line format: text (the default) or json.
                         Environment: IAC_CODE_AGUI_LOG_FORMAT.
                         YAML: log-format, log_format.
+  --state-store STORE   Where thread state lives: file (the default, under
+                        --state-dir) or a redis:// or rediss:// URL shared
+                        by several replicas (no password here).
+                        Environment: IAC_CODE_AGUI_STATE_STORE.
+                        YAML: state-store, state_store.
+  --redis-key-prefix P  Prefix of every Redis key (default iac-code-agui:).
+                        Environment: IAC_CODE_AGUI_REDIS_KEY_PREFIX.
+                        YAML: redis-key-prefix, redis_key_prefix.
   --log-stdout          Copy logs to stdout. YAML: log-stdout, log_stdout.
   --no-log-stdout       Do not copy logs to stdout (the default).
   --version             Print the version, commit and Go version; exit.
@@ -57,6 +65,8 @@ Environment only (never pass tokens on the command line):
   IAC_CODE_AGUI_AUTH_TOKEN    Bearer token required on POST / and on the
                               cancel route. Empty: no authentication.
                               YAML: auth_token, auth-token (env wins).
+  IAC_CODE_AGUI_REDIS_PASSWORD  Password of the Redis state store.
+                              YAML: redis_password, redis-password.
   IAC_CODE_AGUI_A2A_TOKEN     Bearer token sent to the A2A server.
                               YAML: a2a_token, a2a-token (env wins).
   IAC_CODE_AGUI_ALLOWED_CWDS  Allowed workspace roots, separated by the OS
@@ -91,7 +101,14 @@ Keys: host (string), port (integer, not a boolean), a2a-url/a2a_url
 (string), state-dir/state_dir (string), idle-shutdown/idle_shutdown (number
 >= 0, not a boolean), debug (boolean), log-format/log_format (text or json),
 log-stdout/log_stdout (boolean), auth-token/auth_token (string),
-a2a-token/a2a_token (string).
+a2a-token/a2a_token (string), state-store/state_store (file or a Redis
+URL), redis-key-prefix/redis_key_prefix (string),
+redis-password/redis_password (string).
+
+Sub-command import-state:
+  Copy every thread file under --state-dir (this adapter's or the original's)
+  into the Redis store named by --state-store; threads already there are
+  left alone. Takes the server's flags, environment and YAML.
 
 Sub-command demo-agent:
   Run the embedded, scripted iac-code-compatible A2A agent on its own.

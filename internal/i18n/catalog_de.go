@@ -15,6 +15,8 @@ var de = map[string]string{
 	MsgA2AExitedDuringStartup: "Der lokale A2A-Prozess wurde während des Starts beendet (Exit-Code %d).",
 	MsgA2ANotReady:            "Der lokale A2A-Prozess war nicht rechtzeitig bereit.",
 	MsgLogFormatInvalid:       "--log-format muss text oder json sein.",
+	MsgStateStoreInvalid:      "--state-store muss file oder eine redis://- bzw. rediss://-URL sein.",
+	MsgRedisPasswordOnFlag:    "Das Redis-Passwort darf nicht auf der Kommandozeile stehen; setzen Sie IAC_CODE_AGUI_REDIS_PASSWORD oder redis_password in der YAML-Datei.",
 
 	MsgUnauthorized:              "Ein gültiges Bearer-Token ist erforderlich.",
 	MsgUnsupportedMediaType:      "Content-Type muss application/json sein.",

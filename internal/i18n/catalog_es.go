@@ -15,6 +15,8 @@ var es = map[string]string{
 	MsgA2AExitedDuringStartup: "El proceso A2A local terminó durante el inicio (código de salida %d).",
 	MsgA2ANotReady:            "El proceso A2A local no estuvo listo a tiempo.",
 	MsgLogFormatInvalid:       "--log-format debe ser text o json.",
+	MsgStateStoreInvalid:      "--state-store debe ser file o una URL redis:// o rediss://.",
+	MsgRedisPasswordOnFlag:    "La contraseña de Redis no puede ir en la línea de comandos; use IAC_CODE_AGUI_REDIS_PASSWORD o redis_password en el YAML.",
 
 	MsgUnauthorized:              "Se requiere un token bearer válido.",
 	MsgUnsupportedMediaType:      "Content-Type debe ser application/json.",

@@ -15,6 +15,8 @@ var fr = map[string]string{
 	MsgA2AExitedDuringStartup: "Le processus A2A local s'est arrêté pendant le démarrage (code de sortie %d).",
 	MsgA2ANotReady:            "Le processus A2A local n'a pas été prêt à temps.",
 	MsgLogFormatInvalid:       "--log-format doit valoir text ou json.",
+	MsgStateStoreInvalid:      "--state-store doit valoir file ou une URL redis:// ou rediss://.",
+	MsgRedisPasswordOnFlag:    "Le mot de passe Redis ne peut pas figurer sur la ligne de commande ; utilisez IAC_CODE_AGUI_REDIS_PASSWORD ou redis_password dans le YAML.",
 
 	MsgUnauthorized:              "Un jeton bearer valide est requis.",
 	MsgUnsupportedMediaType:      "Content-Type doit être application/json.",

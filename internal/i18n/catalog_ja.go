@@ -15,6 +15,8 @@ var ja = map[string]string{
 	MsgA2AExitedDuringStartup: "ローカルの A2A プロセスが起動中に終了しました (終了コード %d)。",
 	MsgA2ANotReady:            "ローカルの A2A プロセスが時間内に準備完了になりませんでした。",
 	MsgLogFormatInvalid:       "--log-format は text または json である必要があります。",
+	MsgStateStoreInvalid:      "--state-store は file、または redis:// か rediss:// の URL である必要があります。",
+	MsgRedisPasswordOnFlag:    "Redis のパスワードはコマンドラインに指定できません。IAC_CODE_AGUI_REDIS_PASSWORD または YAML の redis_password を使用してください。",
 
 	MsgUnauthorized:              "有効な Bearer トークンが必要です。",
 	MsgUnsupportedMediaType:      "Content-Type は application/json である必要があります。",

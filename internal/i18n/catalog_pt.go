@@ -15,6 +15,8 @@ var pt = map[string]string{
 	MsgA2AExitedDuringStartup: "O processo A2A local foi encerrado durante a inicialização (código de saída %d).",
 	MsgA2ANotReady:            "O processo A2A local não ficou pronto a tempo.",
 	MsgLogFormatInvalid:       "--log-format deve ser text ou json.",
+	MsgStateStoreInvalid:      "--state-store deve ser file ou uma URL redis:// ou rediss://.",
+	MsgRedisPasswordOnFlag:    "A senha do Redis não pode estar na linha de comando; use IAC_CODE_AGUI_REDIS_PASSWORD ou redis_password no YAML.",
 
 	MsgUnauthorized:              "É necessário um token bearer válido.",
 	MsgUnsupportedMediaType:      "Content-Type deve ser application/json.",

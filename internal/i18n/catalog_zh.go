@@ -15,6 +15,8 @@ var zh = map[string]string{
 	MsgA2AExitedDuringStartup: "本地 A2A 进程在启动期间退出（退出码 %d）。",
 	MsgA2ANotReady:            "本地 A2A 进程未能在规定时间内就绪。",
 	MsgLogFormatInvalid:       "--log-format 必须是 text 或 json。",
+	MsgStateStoreInvalid:      "--state-store 必须是 file 或 redis:// / rediss:// URL。",
+	MsgRedisPasswordOnFlag:    "Redis 密码不能出现在命令行中；请使用 IAC_CODE_AGUI_REDIS_PASSWORD 或 YAML 中的 redis_password。",
 
 	MsgUnauthorized:              "需要有效的 Bearer 令牌。",
 	MsgUnsupportedMediaType:      "Content-Type 必须为 application/json。",

@@ -20,6 +20,10 @@ const (
 	MsgA2ANotReady            = "The local A2A process did not become ready in time."
 	// MsgLogFormatInvalid is not in the original, which has no --log-format.
 	MsgLogFormatInvalid = "--log-format must be text or json."
+	// MsgStateStoreInvalid and MsgRedisPasswordOnFlag are ours: the
+	// original has no shared store.
+	MsgStateStoreInvalid   = "--state-store must be file or a redis:// or rediss:// URL."
+	MsgRedisPasswordOnFlag = "The Redis password cannot be given on the command line; set IAC_CODE_AGUI_REDIS_PASSWORD or redis_password in the YAML file."
 )
 
 // HTTP errors before the stream starts (protocol.md §2.3–§2.6).
@@ -128,6 +132,7 @@ var messages = []string{
 	MsgPortRange, MsgStateDirNotString, MsgIdleShutdownInvalid, MsgA2AURLNotString,
 	MsgAuthTokenNotString, MsgA2ATokenNotString, MsgConfigNotMapping, MsgConfigLoad,
 	MsgA2AURLNotLoopback, MsgA2AExitedDuringStartup, MsgA2ANotReady, MsgLogFormatInvalid,
+	MsgStateStoreInvalid, MsgRedisPasswordOnFlag,
 
 	MsgUnauthorized, MsgUnsupportedMediaType, MsgRequestTooLarge, MsgInvalidJSON,
 	MsgInputNotObject, MsgInvalidEnvelope, MsgInvalidForwardedProps, MsgStateUnavailable,

@@ -10,49 +10,6 @@ import (
 	"time"
 )
 
-// TestConditionalSave: both stores write only over the revision the
-// writer loaded, so two writers can never lose each other's update.
-func TestConditionalSave(t *testing.T) {
-	for name, s := range map[string]Store{"file": NewFileStore(t.TempDir()), "memory": NewMemStore()} {
-		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
-			th := sampleThread("thread-1")
-			r1, err := s.Save(ctx, th, NoRevision)
-			if err != nil || r1 == NoRevision {
-				t.Fatalf("first save: %q %v", r1, err)
-			}
-			if _, err := s.Save(ctx, th, NoRevision); !errors.Is(err, ErrConflict) {
-				t.Fatalf("create over an existing document: %v, want ErrConflict", err)
-			}
-			got, rev, err := s.Load(ctx, "thread-1")
-			if err != nil || rev != r1 {
-				t.Fatalf("load: rev %q (saved %q) %v", rev, r1, err)
-			}
-			// Two writers loaded r1; the first wins, the second conflicts
-			// and its change is not written.
-			a, b := got.Clone(), got.Clone()
-			a.RunDigests["run-a"] = "da"
-			b.RunDigests["run-b"] = "db"
-			r2, err := s.Save(ctx, a, r1)
-			if err != nil || r2 == r1 {
-				t.Fatalf("writer a: %q %v", r2, err)
-			}
-			if _, err := s.Save(ctx, b, r1); !errors.Is(err, ErrConflict) {
-				t.Fatalf("writer b on a stale revision: %v, want ErrConflict", err)
-			}
-			now, rev, err := s.Load(ctx, "thread-1")
-			if err != nil || rev != r2 || now.RunDigests["run-a"] != "da" || now.RunDigests["run-b"] != "" {
-				t.Fatalf("after the race: rev %q, digests %v, %v", rev, now.RunDigests, err)
-			}
-			// The loser reloads and re-applies.
-			now.RunDigests["run-b"] = "db"
-			if _, err := s.Save(ctx, now, r2); err != nil {
-				t.Fatalf("re-applied: %v", err)
-			}
-		})
-	}
-}
-
 // TestConditionalSaveSeesOutsideWrites: the file store's revision is a
 // digest of the bytes, so a document changed behind its back (an operator,
 // another program) is a conflict too.

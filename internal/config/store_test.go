@@ -1,0 +1,49 @@
+package config
+
+import (
+	"testing"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+)
+
+func TestStateStore(t *testing.T) {
+	cfg := mustLoad(t, nil, base())
+	if cfg.StateStore != StateStoreFile || cfg.RedisPassword != "" {
+		t.Fatalf("default = %q", cfg.StateStore)
+	}
+	yml := writeYAML(t, "state-store: redis://127.0.0.1:6379/2\nredis_password: from-yaml\nredis-key-prefix: \"team-a:\"\n")
+	for _, c := range []struct {
+		name                   string
+		args                   []string
+		e                      env
+		store, password, prefx string
+	}{
+		{"flag", []string{"--state-store", "redis://127.0.0.1:6379/0"}, base(), "redis://127.0.0.1:6379/0", "", DefaultRedisKeyPrefix},
+		{"flag file", []string{"--state-store", "file"}, base(), StateStoreFile, "", ""},
+		{"env with a password in the URL", nil, with(base(), "IAC_CODE_AGUI_STATE_STORE", "rediss://:pw@cache:6380"), "rediss://:pw@cache:6380", "", DefaultRedisKeyPrefix},
+		{"yaml", []string{"--config", yml}, base(), "redis://127.0.0.1:6379/2", "from-yaml", "team-a:"},
+		{"env password wins", []string{"--config", yml}, with(base(), "IAC_CODE_AGUI_REDIS_PASSWORD", "from-env"), "redis://127.0.0.1:6379/2", "from-env", "team-a:"},
+		{"flag wins", []string{"--config", yml, "--state-store", "file"}, with(base(), "IAC_CODE_AGUI_STATE_STORE", "redis://x:1"), StateStoreFile, "", ""},
+		{"prefix flag", []string{"--state-store", "redis://h:1", "--redis-key-prefix", "p:"}, base(), "redis://h:1", "", "p:"},
+	} {
+		cfg := mustLoad(t, c.args, c.e)
+		if cfg.StateStore != c.store || cfg.RedisPassword != c.password || cfg.RedisKeyPrefix != c.prefx {
+			t.Errorf("%s: store %q password %q prefix %q", c.name, cfg.StateStore, cfg.RedisPassword, cfg.RedisKeyPrefix)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		e    env
+		msg  string
+	}{
+		{[]string{"--state-store", "memcached://h:1"}, base(), i18n.MsgStateStoreInvalid},
+		{[]string{"--state-store", "redis://"}, base(), i18n.MsgStateStoreInvalid},
+		{nil, with(base(), "IAC_CODE_AGUI_STATE_STORE", "/var/lib/x"), i18n.MsgStateStoreInvalid},
+		{[]string{"--config", writeYAML(t, "state-store: 5\n")}, base(), i18n.MsgStateStoreInvalid},
+		// A password on the command line is refused, and not echoed.
+		{[]string{"--state-store", "redis://:s3cret@h:1"}, base(), i18n.MsgRedisPasswordOnFlag},
+	} {
+		_, err := Load(c.args, c.e.get)
+		wantError(t, err, c.msg)
+	}
+}
