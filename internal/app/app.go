@@ -96,7 +96,7 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		return err
 	}
 	defer up.stop()
-	store, closeStore, err := openStore(ctx, cfg, logger)
+	store, rc, closeStore, err := openStore(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,11 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		Observer:     m,
 	})
 	bi := buildinfo.Get()
-	h := server.New(server.Options{Adapter: ad, AuthToken: cfg.AuthToken, Version: bi.Version, Logger: logger, Metrics: m})
+	opts := server.Options{Adapter: ad, AuthToken: cfg.AuthToken, Version: bi.Version, Logger: logger, Metrics: m}
+	if cl := startCluster(ctx, cfg, rc, ad.Busy, logger); cl != nil {
+		opts.Cluster = cl
+	}
+	h := server.New(opts)
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

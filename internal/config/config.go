@@ -34,6 +34,12 @@ type Config struct {
 	StateStore     string
 	RedisPassword  string // secret: never log
 	RedisKeyPrefix string // with a Redis store
+	// AdvertiseURL is this replica's base URL for the other replicas ("":
+	// no forwarding; one replica per thread set). With a Redis store it
+	// turns on thread ownership (docs/scale-out.md).
+	AdvertiseURL string
+	ReplicaToken string        // secret shared by the replicas: never log
+	LeaseTTL     time.Duration
 	// AllowedCWDs holds the entries of IAC_CODE_AGUI_ALLOWED_CWDS, else
 	// IACCODE_A2A_ALLOWED_CWDS, split on os.PathListSeparator with empty
 	// entries dropped; nil when neither variable is set (non-empty).
@@ -46,6 +52,7 @@ type Config struct {
 type flagValues struct {
 	config, host, port, a2aURL, stateDir, idle string
 	logFormat, stateStore, redisPrefix         string
+	advertiseURL, leaseTTL                     string
 	debug, logStdout, version                  bool
 	set                                        map[string]bool
 }
@@ -82,6 +89,8 @@ func parseFlags(args []string) (*flagValues, error) {
 	fs.StringVar(&fv.logFormat, "log-format", LogFormatText, "")
 	fs.StringVar(&fv.stateStore, "state-store", StateStoreFile, "")
 	fs.StringVar(&fv.redisPrefix, "redis-key-prefix", DefaultRedisKeyPrefix, "")
+	fs.StringVar(&fv.advertiseURL, "advertise-url", "", "")
+	fs.StringVar(&fv.leaseTTL, "lease-ttl", "", "")
 	fs.BoolVar(&fv.version, "version", false, "")
 	// --log-stdout and --no-log-stdout share one value; the last one given
 	// wins, as with Click's on/off flag pair.
@@ -146,6 +155,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 	steps := []func(*Config, *flagValues, yamlFile, func(string) string) error{
 		resolveHost, resolvePort, resolveA2AURL, resolveStateDir, resolveIdle,
 		resolveBools, resolveLogFormat, resolveTokens, resolveStateStore,
+		resolveCluster,
 	}
 	for _, step := range steps {
 		if err := step(cfg, fv, y, getenv); err != nil {

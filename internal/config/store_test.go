@@ -47,3 +47,33 @@ func TestStateStore(t *testing.T) {
 		wantError(t, err, c.msg)
 	}
 }
+
+func TestClusterSettings(t *testing.T) {
+	cfg := mustLoad(t, nil, base())
+	if cfg.AdvertiseURL != "" || cfg.LeaseTTL != DefaultLeaseTTL {
+		t.Fatalf("defaults: %q %v", cfg.AdvertiseURL, cfg.LeaseTTL)
+	}
+	redis := with(base(), "IAC_CODE_AGUI_STATE_STORE", "redis://127.0.0.1:6379/0")
+	cfg = mustLoad(t, []string{"--advertise-url", "http://10.0.0.5:8000", "--lease-ttl", "2.5"}, with(redis, "IAC_CODE_AGUI_REPLICA_TOKEN", "shared"))
+	if cfg.AdvertiseURL != "http://10.0.0.5:8000/" || cfg.ReplicaToken != "shared" || cfg.LeaseTTL.Milliseconds() != 2500 {
+		t.Fatalf("got %q %q %v", cfg.AdvertiseURL, cfg.ReplicaToken, cfg.LeaseTTL)
+	}
+	cfg = mustLoad(t, []string{"--config", writeYAML(t, "advertise_url: https://a.example:8443/\nlease-ttl: 30\nreplica_token: y\n")}, redis)
+	if cfg.AdvertiseURL != "https://a.example:8443/" || cfg.LeaseTTL.Seconds() != 30 || cfg.ReplicaToken != "y" {
+		t.Fatalf("yaml: %q %v %q", cfg.AdvertiseURL, cfg.LeaseTTL, cfg.ReplicaToken)
+	}
+	for _, c := range []struct {
+		args []string
+		e    env
+		msg  string
+	}{
+		{[]string{"--advertise-url", "ftp://x"}, base(), i18n.MsgAdvertiseURLInvalid},
+		{[]string{"--advertise-url", "http://u:p@h:1/"}, base(), i18n.MsgAdvertiseURLInvalid},
+		{[]string{"--lease-ttl", "0.5"}, base(), i18n.MsgLeaseTTLInvalid},
+		{[]string{"--lease-ttl", "x"}, base(), i18n.MsgLeaseTTLInvalid},
+		{[]string{"--advertise-url", "http://h:1/"}, redis, i18n.MsgReplicaTokenRequired},
+	} {
+		_, err := Load(c.args, c.e.get)
+		wantError(t, err, c.msg)
+	}
+}

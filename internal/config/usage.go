@@ -56,6 +56,14 @@ Flags:
   --redis-key-prefix P  Prefix of every Redis key (default iac-code-agui:).
                         Environment: IAC_CODE_AGUI_REDIS_KEY_PREFIX.
                         YAML: redis-key-prefix, redis_key_prefix.
+  --advertise-url URL   This replica's base URL as the other replicas reach
+                        it; with a Redis store, turns on thread ownership
+                        and forwarding. Needs IAC_CODE_AGUI_REPLICA_TOKEN.
+                        Environment: IAC_CODE_AGUI_ADVERTISE_URL.
+                        YAML: advertise-url, advertise_url.
+  --lease-ttl SECS      How long a thread's ownership outlives its owner's
+                        last renewal (default 15). Environment:
+                        IAC_CODE_AGUI_LEASE_TTL. YAML: lease-ttl, lease_ttl.
   --log-stdout          Copy logs to stdout. YAML: log-stdout, log_stdout.
   --no-log-stdout       Do not copy logs to stdout (the default).
   --version             Print the version, commit and Go version; exit.
@@ -67,6 +75,8 @@ Environment only (never pass tokens on the command line):
                               YAML: auth_token, auth-token (env wins).
   IAC_CODE_AGUI_REDIS_PASSWORD  Password of the Redis state store.
                               YAML: redis_password, redis-password.
+  IAC_CODE_AGUI_REPLICA_TOKEN   Secret the replicas share to forward
+                              requests to each other. YAML: replica_token.
   IAC_CODE_AGUI_A2A_TOKEN     Bearer token sent to the A2A server.
                               YAML: a2a_token, a2a-token (env wins).
   IAC_CODE_AGUI_ALLOWED_CWDS  Allowed workspace roots, separated by the OS
@@ -103,7 +113,8 @@ Keys: host (string), port (integer, not a boolean), a2a-url/a2a_url
 log-stdout/log_stdout (boolean), auth-token/auth_token (string),
 a2a-token/a2a_token (string), state-store/state_store (file or a Redis
 URL), redis-key-prefix/redis_key_prefix (string),
-redis-password/redis_password (string).
+redis-password/redis_password (string), advertise-url/advertise_url
+(string), lease-ttl/lease_ttl (seconds), replica-token/replica_token (string).
 
 Sub-command import-state:
   Copy every thread file under --state-dir (this adapter's or the original's)

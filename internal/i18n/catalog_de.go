@@ -17,6 +17,9 @@ var de = map[string]string{
 	MsgLogFormatInvalid:       "--log-format muss text oder json sein.",
 	MsgStateStoreInvalid:      "--state-store muss file oder eine redis://- bzw. rediss://-URL sein.",
 	MsgRedisPasswordOnFlag:    "Das Redis-Passwort darf nicht auf der Kommandozeile stehen; setzen Sie IAC_CODE_AGUI_REDIS_PASSWORD oder redis_password in der YAML-Datei.",
+	MsgAdvertiseURLInvalid:    "--advertise-url muss eine http(s)-URL ohne Anmeldedaten sein.",
+	MsgLeaseTTLInvalid:        "--lease-ttl muss eine Zahl von Sekunden zwischen 1 und 3600 sein.",
+	MsgReplicaTokenRequired:   "Mehrere Repliken benötigen IAC_CODE_AGUI_REPLICA_TOKEN (oder replica_token in der YAML-Datei).",
 
 	MsgUnauthorized:              "Ein gültiges Bearer-Token ist erforderlich.",
 	MsgUnsupportedMediaType:      "Content-Type muss application/json sein.",
@@ -35,6 +38,7 @@ var de = map[string]string{
 	MsgToolsNotSupported:         "Vom Client bereitgestellte Tools werden nicht unterstützt.",
 	MsgCancelTooLarge:            "Der Body der Abbruchanfrage ist zu groß.",
 	MsgRequestTimeout:            "Der Anfrage-Body ist nicht rechtzeitig eingegangen.",
+	MsgOwnerUnavailable:          "Die Replik, die diesen Thread bedient, ist nicht erreichbar; versuchen Sie es gleich erneut.",
 	MsgCancelInvalidJSON:         "Der Body der Abbruchanfrage ist kein gültiges JSON.",
 	MsgCancelNotObject:           "Die Abbruchanfrage muss ein JSON-Objekt sein.",
 	MsgCancelIdentityRequired:    "threadId und rosInvocationId sind erforderlich.",

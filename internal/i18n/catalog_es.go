@@ -17,6 +17,9 @@ var es = map[string]string{
 	MsgLogFormatInvalid:       "--log-format debe ser text o json.",
 	MsgStateStoreInvalid:      "--state-store debe ser file o una URL redis:// o rediss://.",
 	MsgRedisPasswordOnFlag:    "La contraseña de Redis no puede ir en la línea de comandos; use IAC_CODE_AGUI_REDIS_PASSWORD o redis_password en el YAML.",
+	MsgAdvertiseURLInvalid:    "--advertise-url debe ser una URL http(s) sin credenciales.",
+	MsgLeaseTTLInvalid:        "--lease-ttl debe ser un número de segundos entre 1 y 3600.",
+	MsgReplicaTokenRequired:   "Varias réplicas necesitan IAC_CODE_AGUI_REPLICA_TOKEN (o replica_token en el YAML).",
 
 	MsgUnauthorized:              "Se requiere un token bearer válido.",
 	MsgUnsupportedMediaType:      "Content-Type debe ser application/json.",
@@ -35,6 +38,7 @@ var es = map[string]string{
 	MsgToolsNotSupported:         "No se admiten herramientas proporcionadas por el cliente.",
 	MsgCancelTooLarge:            "El cuerpo de la solicitud de cancelación es demasiado grande.",
 	MsgRequestTimeout:            "El cuerpo de la solicitud no se recibió a tiempo.",
+	MsgOwnerUnavailable:          "La réplica que atiende este thread no está accesible; reintente en breve.",
 	MsgCancelInvalidJSON:         "El cuerpo de la solicitud de cancelación no es JSON válido.",
 	MsgCancelNotObject:           "La solicitud de cancelación debe ser un objeto JSON.",
 	MsgCancelIdentityRequired:    "threadId y rosInvocationId son obligatorios.",

@@ -17,6 +17,9 @@ var fr = map[string]string{
 	MsgLogFormatInvalid:       "--log-format doit valoir text ou json.",
 	MsgStateStoreInvalid:      "--state-store doit valoir file ou une URL redis:// ou rediss://.",
 	MsgRedisPasswordOnFlag:    "Le mot de passe Redis ne peut pas figurer sur la ligne de commande ; utilisez IAC_CODE_AGUI_REDIS_PASSWORD ou redis_password dans le YAML.",
+	MsgAdvertiseURLInvalid:    "--advertise-url doit être une URL http(s) sans identifiants.",
+	MsgLeaseTTLInvalid:        "--lease-ttl doit être un nombre de secondes entre 1 et 3600.",
+	MsgReplicaTokenRequired:   "Plusieurs répliques nécessitent IAC_CODE_AGUI_REPLICA_TOKEN (ou replica_token dans le YAML).",
 
 	MsgUnauthorized:              "Un jeton bearer valide est requis.",
 	MsgUnsupportedMediaType:      "Content-Type doit être application/json.",
@@ -35,6 +38,7 @@ var fr = map[string]string{
 	MsgToolsNotSupported:         "Les outils fournis par le client ne sont pas pris en charge.",
 	MsgCancelTooLarge:            "Le corps de la requête d'annulation est trop volumineux.",
 	MsgRequestTimeout:            "Le corps de la requête n'a pas été reçu à temps.",
+	MsgOwnerUnavailable:          "La réplique qui sert ce thread est injoignable ; réessayez dans un instant.",
 	MsgCancelInvalidJSON:         "Le corps de la requête d'annulation n'est pas un JSON valide.",
 	MsgCancelNotObject:           "La requête d'annulation doit être un objet JSON.",
 	MsgCancelIdentityRequired:    "threadId et rosInvocationId sont obligatoires.",

@@ -17,6 +17,9 @@ var ja = map[string]string{
 	MsgLogFormatInvalid:       "--log-format は text または json である必要があります。",
 	MsgStateStoreInvalid:      "--state-store は file、または redis:// か rediss:// の URL である必要があります。",
 	MsgRedisPasswordOnFlag:    "Redis のパスワードはコマンドラインに指定できません。IAC_CODE_AGUI_REDIS_PASSWORD または YAML の redis_password を使用してください。",
+	MsgAdvertiseURLInvalid:    "--advertise-url は認証情報を含まない http(s) URL である必要があります。",
+	MsgLeaseTTLInvalid:        "--lease-ttl は 1 から 3600 までの秒数である必要があります。",
+	MsgReplicaTokenRequired:   "複数のレプリカには IAC_CODE_AGUI_REPLICA_TOKEN（または YAML の replica_token）が必要です。",
 
 	MsgUnauthorized:              "有効な Bearer トークンが必要です。",
 	MsgUnsupportedMediaType:      "Content-Type は application/json である必要があります。",
@@ -35,6 +38,7 @@ var ja = map[string]string{
 	MsgToolsNotSupported:         "クライアントが提供するツールはサポートされていません。",
 	MsgCancelTooLarge:            "キャンセルリクエストの本文が大きすぎます。",
 	MsgRequestTimeout:            "リクエスト本文が時間内に受信されませんでした。",
+	MsgOwnerUnavailable:          "このスレッドを処理するレプリカに接続できません。しばらくしてから再試行してください。",
 	MsgCancelInvalidJSON:         "キャンセルリクエストの本文が有効な JSON ではありません。",
 	MsgCancelNotObject:           "キャンセルリクエストは JSON オブジェクトである必要があります。",
 	MsgCancelIdentityRequired:    "threadId と rosInvocationId は必須です。",

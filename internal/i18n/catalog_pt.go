@@ -17,6 +17,9 @@ var pt = map[string]string{
 	MsgLogFormatInvalid:       "--log-format deve ser text ou json.",
 	MsgStateStoreInvalid:      "--state-store deve ser file ou uma URL redis:// ou rediss://.",
 	MsgRedisPasswordOnFlag:    "A senha do Redis não pode estar na linha de comando; use IAC_CODE_AGUI_REDIS_PASSWORD ou redis_password no YAML.",
+	MsgAdvertiseURLInvalid:    "--advertise-url deve ser uma URL http(s) sem credenciais.",
+	MsgLeaseTTLInvalid:        "--lease-ttl deve ser um número de segundos entre 1 e 3600.",
+	MsgReplicaTokenRequired:   "Várias réplicas precisam de IAC_CODE_AGUI_REPLICA_TOKEN (ou replica_token no YAML).",
 
 	MsgUnauthorized:              "É necessário um token bearer válido.",
 	MsgUnsupportedMediaType:      "Content-Type deve ser application/json.",
@@ -35,6 +38,7 @@ var pt = map[string]string{
 	MsgToolsNotSupported:         "Ferramentas fornecidas pelo cliente não são suportadas.",
 	MsgCancelTooLarge:            "O corpo da solicitação de cancelamento é grande demais.",
 	MsgRequestTimeout:            "O corpo da solicitação não foi recebido a tempo.",
+	MsgOwnerUnavailable:          "A réplica que atende este thread não está acessível; tente novamente em instantes.",
 	MsgCancelInvalidJSON:         "O corpo da solicitação de cancelamento não é um JSON válido.",
 	MsgCancelNotObject:           "A solicitação de cancelamento deve ser um objeto JSON.",
 	MsgCancelIdentityRequired:    "threadId e rosInvocationId são obrigatórios.",

@@ -17,6 +17,9 @@ var zh = map[string]string{
 	MsgLogFormatInvalid:       "--log-format 必须是 text 或 json。",
 	MsgStateStoreInvalid:      "--state-store 必须是 file 或 redis:// / rediss:// URL。",
 	MsgRedisPasswordOnFlag:    "Redis 密码不能出现在命令行中；请使用 IAC_CODE_AGUI_REDIS_PASSWORD 或 YAML 中的 redis_password。",
+	MsgAdvertiseURLInvalid:    "--advertise-url 必须是不含凭据的 http(s) URL。",
+	MsgLeaseTTLInvalid:        "--lease-ttl 必须是 1 到 3600 之间的秒数。",
+	MsgReplicaTokenRequired:   "多个副本需要 IAC_CODE_AGUI_REPLICA_TOKEN（或 YAML 中的 replica_token）。",
 
 	MsgUnauthorized:              "需要有效的 Bearer 令牌。",
 	MsgUnsupportedMediaType:      "Content-Type 必须为 application/json。",
@@ -35,6 +38,7 @@ var zh = map[string]string{
 	MsgToolsNotSupported:         "不支持客户端提供的工具。",
 	MsgCancelTooLarge:            "取消请求体过大。",
 	MsgRequestTimeout:            "未能及时收到请求体。",
+	MsgOwnerUnavailable:          "处理此线程的副本无法访问，请稍后重试。",
 	MsgCancelInvalidJSON:         "取消请求体不是有效的 JSON。",
 	MsgCancelNotObject:           "取消请求必须是 JSON 对象。",
 	MsgCancelIdentityRequired:    "threadId 和 rosInvocationId 为必填项。",

@@ -22,8 +22,11 @@ const (
 	MsgLogFormatInvalid = "--log-format must be text or json."
 	// MsgStateStoreInvalid and MsgRedisPasswordOnFlag are ours: the
 	// original has no shared store.
-	MsgStateStoreInvalid   = "--state-store must be file or a redis:// or rediss:// URL."
-	MsgRedisPasswordOnFlag = "The Redis password cannot be given on the command line; set IAC_CODE_AGUI_REDIS_PASSWORD or redis_password in the YAML file."
+	MsgStateStoreInvalid    = "--state-store must be file or a redis:// or rediss:// URL."
+	MsgRedisPasswordOnFlag  = "The Redis password cannot be given on the command line; set IAC_CODE_AGUI_REDIS_PASSWORD or redis_password in the YAML file."
+	MsgAdvertiseURLInvalid  = "--advertise-url must be an http(s) URL without credentials."
+	MsgLeaseTTLInvalid      = "--lease-ttl must be a number of seconds between 1 and 3600."
+	MsgReplicaTokenRequired = "Several replicas need IAC_CODE_AGUI_REPLICA_TOKEN (or replica_token in the YAML file)."
 )
 
 // HTTP errors before the stream starts (protocol.md §2.3–§2.6).
@@ -45,7 +48,9 @@ const (
 	MsgToolsNotSupported     = "Client-provided tools are not supported."
 	MsgCancelTooLarge        = "The cancel request body is too large."
 	// MsgRequestTimeout is ours: the original has no body deadline.
-	MsgRequestTimeout            = "The request body was not received in time."
+	MsgRequestTimeout = "The request body was not received in time."
+	// MsgOwnerUnavailable is ours: the original runs one process.
+	MsgOwnerUnavailable          = "The replica that serves this thread is not reachable; retry shortly."
 	MsgCancelInvalidJSON         = "The cancel request body is not valid JSON."
 	MsgCancelNotObject           = "The cancel request must be a JSON object."
 	MsgCancelIdentityRequired    = "threadId and rosInvocationId are required."
@@ -133,11 +138,12 @@ var messages = []string{
 	MsgAuthTokenNotString, MsgA2ATokenNotString, MsgConfigNotMapping, MsgConfigLoad,
 	MsgA2AURLNotLoopback, MsgA2AExitedDuringStartup, MsgA2ANotReady, MsgLogFormatInvalid,
 	MsgStateStoreInvalid, MsgRedisPasswordOnFlag,
+	MsgAdvertiseURLInvalid, MsgLeaseTTLInvalid, MsgReplicaTokenRequired,
 
 	MsgUnauthorized, MsgUnsupportedMediaType, MsgRequestTooLarge, MsgInvalidJSON,
 	MsgInputNotObject, MsgInvalidEnvelope, MsgInvalidForwardedProps, MsgStateUnavailable,
 	MsgExecutionToResumeLost, MsgRunIDUsed, MsgThreadBusy, MsgThreadBindingConflict,
-	MsgResumeMismatch, MsgResumeRequired, MsgToolsNotSupported, MsgCancelTooLarge, MsgRequestTimeout,
+	MsgResumeMismatch, MsgResumeRequired, MsgToolsNotSupported, MsgCancelTooLarge, MsgRequestTimeout, MsgOwnerUnavailable,
 	MsgCancelInvalidJSON, MsgCancelNotObject, MsgCancelIdentityRequired, MsgExecutionNotFound,
 	MsgWorkspaceNotAbsolute, MsgWorkspaceInvalid, MsgWorkspaceOutsideRoots,
 	MsgWorkspaceNotDirectory, MsgWorkspaceCreateFailed, MsgUserMessageRequired,

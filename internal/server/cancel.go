@@ -32,8 +32,12 @@ func (h *Handler) cancel(w http.ResponseWriter, r *http.Request) {
 		writeError(w, lang, http.StatusBadRequest, adapter.CodeInvalidInput, i18n.MsgCancelIdentityRequired)
 		return
 	}
+	ctx, ok := h.route(w, r, body, threadID, lang)
+	if !ok {
+		return
+	}
 	executionID := r.PathValue("executionId")
-	status, err := h.opts.Adapter.Cancel(r.Context(), executionID, threadID, rosID)
+	status, err := h.opts.Adapter.Cancel(ctx, executionID, threadID, rosID)
 	if err != nil {
 		writeAdapterError(w, lang, err)
 		return

@@ -36,7 +36,11 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 		writeError(w, lang, http.StatusBadRequest, adapter.CodeInvalidInput, i18n.MsgInvalidEnvelope)
 		return
 	}
-	run, err := h.opts.Adapter.Admit(r.Context(), adapter.Request{Input: in, Body: body, Lang: lang})
+	ctx, ok := h.route(w, r, body, in.ThreadID, lang)
+	if !ok {
+		return
+	}
+	run, err := h.opts.Adapter.Admit(ctx, adapter.Request{Input: in, Body: body, Lang: lang})
 	if err != nil {
 		writeAdapterError(w, lang, err)
 		return
@@ -44,8 +48,8 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 	sw := agui.NewWriter(w, agui.WriterOptions{Heartbeat: h.opts.Heartbeat})
 	defer sw.Close()
 	if err := sw.Start(); err != nil {
-		run.Stream(r.Context(), sw) // releases the thread; writes fail fast
+		run.Stream(ctx, sw) // releases the thread; writes fail fast
 		return
 	}
-	run.Stream(r.Context(), sw)
+	run.Stream(ctx, sw)
 }

@@ -38,6 +38,9 @@ type Options struct {
 	// Metrics, when set, serves GET /metrics and counts every answered
 	// request; nil means neither.
 	Metrics Metrics
+	// Cluster, when set, lets several replicas serve the same threads:
+	// requests of a thread another replica owns are forwarded to it.
+	Cluster Cluster
 	// BodyTimeout bounds how long a request may take, from the moment its
 	// handler starts, to deliver its body (60 s when zero). It is lifted
 	// once the body is read, so that long SSE responses are never cut.

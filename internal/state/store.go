@@ -24,6 +24,10 @@ var (
 	// writer loaded: somebody else saved the thread meanwhile. Nothing was
 	// written; the writer reloads and re-applies its change, or gives up.
 	ErrConflict = errors.New("state: thread changed since it was loaded")
+	// ErrFenced means the writer's lease on the thread (WithLease) is no
+	// longer the current one: another replica owns the thread now. Nothing
+	// was written, and the writer must not retry.
+	ErrFenced = errors.New("state: the thread is owned by another replica")
 )
 
 // Revision identifies one stored version of a thread document. It is

@@ -37,10 +37,24 @@ func (s *Store) keys(threadID string) (doc, history string, err error) {
 	return base, base + ":history", nil
 }
 
+// LeaseKeys returns the keys of a thread's ownership lease and fencing
+// counter under prefix (internal/cluster writes them). They share the
+// document's hash tag, so the save script may read the lease on Cluster.
+func LeaseKeys(prefix, threadID string) (owner, fence string, err error) {
+	fk, err := state.FileKey(threadID)
+	if err != nil {
+		return "", "", err
+	}
+	return prefix + "owner:{" + fk + "}", prefix + "fence:{" + fk + "}", nil
+}
+
 // saveScript writes ARGV[2] as the document if the stored revision is
-// ARGV[1] ("" when none is stored), bumps the revision and logs it. It
-// answers {1, new revision} or {0, stored revision}.
+// ARGV[1] ("" when none is stored) and, when ARGV[4] is a lease, the
+// thread's lease (KEYS[3]) is still exactly it; it bumps the revision and
+// logs it. It answers {1, new revision}, {0, stored revision} or {2, ""}
+// (fenced).
 var saveScript = redis.NewScript(`
+if ARGV[4] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[4] then return {2, ''} end
 local cur = redis.call('HGET', KEYS[1], 'rev')
 if not cur then cur = '' end
 if cur ~= ARGV[1] then return {0, cur} end
@@ -88,7 +102,8 @@ func (s *Store) Save(ctx context.Context, t *state.Thread, prev state.Revision) 
 	if err != nil {
 		return state.NoRevision, fmt.Errorf("%w: %w", state.ErrInvalidDocument, err)
 	}
-	res, err := saveScript.Run(ctx, s.c, []string{key, history}, string(prev), data, HistoryLength).Slice()
+	owner, _, _ := LeaseKeys(s.prefix, t.ThreadID)
+	res, err := saveScript.Run(ctx, s.c, []string{key, history, owner}, string(prev), data, HistoryLength, state.LeaseOf(ctx)).Slice()
 	if err != nil {
 		return state.NoRevision, fmt.Errorf("%w: redis: %w", state.ErrUnavailable, err)
 	}
@@ -97,7 +112,11 @@ func (s *Store) Save(ctx context.Context, t *state.Thread, prev state.Revision) 
 	}
 	ok, _ := res[0].(int64)
 	rev, _ := res[1].(string)
-	if ok != 1 {
+	switch ok {
+	case 1:
+	case 2:
+		return state.NoRevision, state.ErrFenced
+	default:
 		return state.NoRevision, state.ErrConflict
 	}
 	return state.Revision(rev), nil

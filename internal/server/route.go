@@ -1,0 +1,72 @@
+package server
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"strconv"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/cluster"
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+	"github.com/iac-code-agui/iac-code-agui/internal/state"
+)
+
+// Cluster is what the server needs to serve a thread from any replica
+// (internal/cluster implements it; nil runs one process).
+type Cluster interface {
+	Claim(ctx context.Context, threadID string) (cluster.Owner, error)
+	Forwarded(r *http.Request) bool
+	Forward(w http.ResponseWriter, r *http.Request, body []byte, owner cluster.Owner) error
+}
+
+// CodeOwnerUnavailable answers a request whose thread is owned by a
+// replica that does not answer; it is retryable (Retry-After).
+const CodeOwnerUnavailable = "OWNER_UNAVAILABLE"
+
+// route decides where a request of threadID is served. It returns the
+// context to serve it with here (carrying the thread's lease, which fences
+// every write) and true; or false when it answered the request itself: by
+// forwarding it to the owner, or with an error.
+func (h *Handler) route(w http.ResponseWriter, r *http.Request, body []byte, threadID string, lang i18n.Lang) (context.Context, bool) {
+	c := h.opts.Cluster
+	if c == nil {
+		return r.Context(), true
+	}
+	if _, err := state.FileKey(threadID); err != nil {
+		return r.Context(), true // admission answers the bad id
+	}
+	owner, err := c.Claim(r.Context(), threadID)
+	if err != nil {
+		h.log.Warn("AG-UI thread ownership unavailable", "threadId", threadID, "error", err)
+		writeError(w, lang, http.StatusServiceUnavailable, "STATE_UNAVAILABLE", i18n.MsgStateUnavailable)
+		return nil, false
+	}
+	if owner.Local {
+		if owner.Acquired {
+			h.opts.Adapter.Invalidate(threadID)
+		}
+		return state.WithLease(r.Context(), owner.Lease), true
+	}
+	if c.Forwarded(r) {
+		// The replica that sent this thought we own the thread; the lease
+		// moved meanwhile. No second hop: the client retries.
+		ownerUnavailable(w, lang, owner)
+		return nil, false
+	}
+	if err := c.Forward(w, r, body, owner); err != nil {
+		h.log.Warn("AG-UI thread owner unreachable", "threadId", threadID, "error", err)
+		ownerUnavailable(w, lang, owner)
+	}
+	return nil, false
+}
+
+// ownerUnavailable answers 503 OWNER_UNAVAILABLE with the time left on the
+// unreachable owner's lease as Retry-After.
+func ownerUnavailable(w http.ResponseWriter, lang i18n.Lang, owner cluster.Owner) {
+	secs := int(math.Ceil(owner.Expires.Seconds()))
+	if secs < 1 {
+		secs = 1
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	writeError(w, lang, http.StatusServiceUnavailable, CodeOwnerUnavailable, i18n.MsgOwnerUnavailable)
+}
