@@ -3,7 +3,6 @@ package adapter
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -250,43 +249,38 @@ func firstString(m map[string]any, keys ...string) (string, bool) {
 	return "", false
 }
 
-// optionLabel returns the label, else name, else id of the option with the
-// given id; the id itself when no option matches (§5.8).
+// optionLabel returns the label, else name, else id of the option the
+// schema offered under id (§5.8); a non-object option is its string form,
+// and an id no option has is sent as it is.
 func optionLabel(projection map[string]any, id string) string {
-	if m := findOption(projection, id); m != nil {
+	raw, _ := projection["options"].([]any)
+	opt, std, ok := mapper.OptionByID(raw, id)
+	if !ok {
+		return id
+	}
+	if m, isObj := opt.(map[string]any); isObj {
 		for _, k := range []string{"label", "name", "id"} {
 			if s, ok := m[k].(string); ok && strings.TrimSpace(s) != "" {
 				return s
 			}
 		}
 	}
-	return id
+	return std.Title
 }
 
-// optionField returns a string field of the option with the given id, or
-// "".
+// optionField returns a string field of the option the schema offered
+// under id, or "".
 func optionField(projection map[string]any, id, field string) string {
 	s, _ := findOption(projection, id)[field].(string)
 	return s
 }
 
-// findOption returns the option whose id (else list position) is id.
+// findOption returns the object option the schema offered under id.
 func findOption(projection map[string]any, id string) map[string]any {
-	opts, _ := projection["options"].([]any)
-	for i, o := range opts {
-		m, ok := o.(map[string]any)
-		if !ok {
-			continue
-		}
-		oid := fmt.Sprint(m["id"])
-		if m["id"] == nil {
-			oid = fmt.Sprint(i)
-		}
-		if oid == id {
-			return m
-		}
-	}
-	return nil
+	raw, _ := projection["options"].([]any)
+	opt, _, _ := mapper.OptionByID(raw, id)
+	m, _ := opt.(map[string]any)
+	return m
 }
 
 // toolUseIDOf finds the tool call an answer belongs to: the projection's

@@ -1,0 +1,131 @@
+package adapter_test
+
+import (
+	"encoding/json"
+	"sync"
+	"testing"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
+	"github.com/iac-code-agui/iac-code-agui/internal/agui"
+)
+
+// asking answers a new turn with the inputs build returns for the task,
+// and any answer with the end of the turn; GetTask shows the task waiting
+// on them until one answer arrived.
+func asking(build func(task, ctxID string) []map[string]any) *scripted {
+	up := &scripted{}
+	var mu sync.Mutex
+	waitingOn := map[string][]map[string]any{}
+	contexts := map[string]string{}
+	n := 0
+	waitEv := func(task, ctxID string, ins []map[string]any) *a2a.Event {
+		iac := map[string]any{}
+		if len(ins) > 0 {
+			iac["input"] = ins[0]
+		}
+		if len(ins) > 1 {
+			perms := make([]any, 0, len(ins)-1)
+			for _, in := range ins[1:] {
+				perms = append(perms, in)
+			}
+			iac["pendingPermissions"] = perms
+		}
+		return status(task, ctxID, "s-"+ctxID, "TASK_STATE_INPUT_REQUIRED", iac)
+	}
+	up.send = func(p *a2a.SendParams) ([]*a2a.Event, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if p.TaskID != "" {
+			delete(waitingOn, p.TaskID)
+			return turn(p.TaskID, p.ContextID, "s-"+p.ContextID), nil
+		}
+		n++
+		task := "task-" + itoa(n)
+		contexts[task] = p.ContextID
+		waitingOn[task] = build(task, p.ContextID)
+		return []*a2a.Event{
+			status(task, p.ContextID, "s-"+p.ContextID, "TASK_STATE_WORKING", nil),
+			waitEv(task, p.ContextID, waitingOn[task]),
+		}, nil
+	}
+	up.getTask = func(task string) (*a2a.Event, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		ctxID, ok := contexts[task]
+		if !ok {
+			return nil, &a2a.RPCError{Code: a2a.CodeTaskNotFound, Message: "Task not found"}
+		}
+		ev := status(task, ctxID, "s-"+ctxID, "TASK_STATE_COMPLETED", nil)
+		if ins, ok := waitingOn[task]; ok {
+			ev = waitEv(task, ctxID, ins)
+		}
+		ev.Kind = a2a.KindTask
+		return ev, nil
+	}
+	return up
+}
+
+// textsSent returns the text parts of the streamed messages on task.
+func (s *scripted) textsSent(task string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, c := range s.calls {
+		if c.Method == "SendStreamingMessage" && c.TaskID == task {
+			out = append(out, c.Parts...)
+		}
+	}
+	return out
+}
+
+func resolved(id, payload string) []agui.ResumeEntry {
+	return []agui.ResumeEntry{{InterruptID: id, Status: agui.ResumeResolved, Payload: json.RawMessage(payload)}}
+}
+
+// TestOptionIDsResolveLikeTheSchema: every selectedId the responseSchema
+// offers — a -2 suffix for a duplicate id, a candidate_index, option-<n>
+// for an empty id, a non-object option — sends that option's label, not
+// the id itself (protocol.md §5.2, §5.8).
+func TestOptionIDsResolveLikeTheSchema(t *testing.T) {
+	t.Parallel()
+	options := []any{
+		map[string]any{"id": "x", "label": "First"},
+		map[string]any{"id": "x", "label": "Second"},
+		map[string]any{"candidate_index": 3.0, "label": "Third"},
+		map[string]any{"id": "", "name": "Fourth"},
+		"plain",
+		"plain",
+	}
+	cases := map[string]string{"x": "First", "x-2": "Second", "3": "Third", "option-4": "Fourth", "plain": "plain", "plain-2": "plain", "nope": "nope"}
+	for id, want := range cases {
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, asking(func(task, ctxID string) []map[string]any {
+				return []map[string]any{{"schemaVersion": 1, "kind": "ask_user_question", "required": true, "requestTaskId": task,
+					"contextId": ctxID, "inputId": "ask-toolu_q", "toolUseId": "toolu_q", "prompt": "Which?", "options": options,
+					"allowFreeText": true}}
+			}), fixtureOptions{})
+			s, err := f.run(t, f.request(t, "thread-o", "run-1", "go", nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			interruptsOf(t, s)
+			s, err = f.run(t, f.request(t, "thread-o", "run-2", "", resolved("ask-toolu_q", `{"selectedId":"`+id+`"}`)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if id == "nope" { // not in the schema: refused, nothing sent
+				if e := runError(t, s); e.Code != "RESUME_PAYLOAD_INVALID" || len(f.up.textsSent("task-1")) != 0 {
+					t.Fatalf("unknown id: %+v, sent %q", e, f.up.textsSent("task-1"))
+				}
+				return
+			}
+			if fin, ok := s.last(t).(*agui.RunFinished); !ok || fin.Outcome.Type != agui.OutcomeSuccess {
+				t.Fatalf("resume ended %#v", s.last(t))
+			}
+			if got := f.up.textsSent("task-1"); len(got) != 1 || got[0] != want {
+				t.Fatalf("sent %q, want [%q]", got, want)
+			}
+		})
+	}
+}
