@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -50,6 +51,9 @@ func isPermission(p state.Pending) bool { return kindOf(p) == projection.KindPer
 // interrupt's responseSchema; a cancelled permission is validated as deny;
 // other cancelled kinds skip validation.
 func validateAnswer(a answer) error {
+	if kindOf(a.pending) == projection.KindCloudResourceSelection && !selectionIdentified(a.pending) {
+		return runErr(CodeA2AProtocolError, i18n.MsgResourceSelectorInvalid)
+	}
 	var payload any
 	switch {
 	case a.entry.Status == agui.ResumeCancelled && isPermission(a.pending):
@@ -73,11 +77,29 @@ func validateAnswer(a answer) error {
 		return runErr(CodeResumePayloadInvalid, i18n.MsgPayloadInvalid)
 	}
 	if kindOf(a.pending) == projection.KindCloudResourceSelection {
-		if label, _ := payloadMap(a.entry.Payload)["label"].(string); len([]rune(label)) > resourceSelectionLabel {
-			return runErr(CodeResumePayloadInvalid, i18n.MsgPayloadInvalid)
+		// The label sent is the payload's label, else the value (§5.8),
+		// so a long value without a label is as long a label.
+		p := payloadMap(a.entry.Payload)
+		label, _ := p["label"].(string)
+		if label == "" {
+			label, _ = firstString(p, "value", "freeText")
+		}
+		if utf8.RuneCountInString(label) > resourceSelectionLabel {
+			return runErr(CodeResumePayloadInvalid, i18n.MsgResourceLabelTooLong)
 		}
 	}
 	return nil
+}
+
+// selectionIdentified reports whether a resource selection names what its
+// answer must name back: a selector id and a tool-use id (§5.8). Without
+// them A2A sent an input no answer can match, a protocol error rather than
+// a bad answer.
+func selectionIdentified(p state.Pending) bool {
+	selector, _ := p.Value["selector"].(map[string]any)
+	id, _ := selector["id"].(string)
+	toolUseID, _ := p.Value["toolUseId"].(string)
+	return strings.TrimSpace(id) != "" && strings.TrimSpace(toolUseID) != ""
 }
 
 // validateCancelled accepts a cancelled resource selection with no payload

@@ -2,6 +2,7 @@ package adapter_test
 
 import (
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 
@@ -127,5 +128,92 @@ func TestOptionIDsResolveLikeTheSchema(t *testing.T) {
 				t.Fatalf("sent %q, want [%q]", got, want)
 			}
 		})
+	}
+}
+
+func selectionInput(task, ctxID string, selector any, toolUseID string) map[string]any {
+	in := map[string]any{"schemaVersion": 1, "kind": "cloud_resource_selection", "required": true, "requestTaskId": task,
+		"contextId": ctxID, "inputId": "resource-1", "prompt": "Pick a VSwitch"}
+	if selector != nil {
+		in["selector"] = selector
+	}
+	if toolUseID != "" {
+		in["toolUseId"] = toolUseID
+	}
+	return in
+}
+
+// TestResourceSelectionIdentity: a resource selection whose selector has no
+// id, or that has no toolUseId, cannot be answered: A2A_PROTOCOL_ERROR, and
+// nothing reaches A2A (protocol.md §5.8). The embedded agent always sends
+// both, so a scripted upstream produces the fault.
+func TestResourceSelectionIdentity(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		selector  any
+		toolUseID string
+	}{
+		"selector without id": {map[string]any{"kind": "vswitch"}, "toolu_s"},
+		"no selector":         {nil, "toolu_s"},
+		"no toolUseId":        {map[string]any{"id": "vswitch"}, ""},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, asking(func(task, ctxID string) []map[string]any {
+				return []map[string]any{selectionInput(task, ctxID, c.selector, c.toolUseID)}
+			}), fixtureOptions{})
+			s, err := f.run(t, f.request(t, "thread-s", "run-1", "go", nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			interruptsOf(t, s)
+			for i, entry := range [][]agui.ResumeEntry{
+				resolved("resource-1", `{"value":"vsw-1"}`),
+				{{InterruptID: "resource-1", Status: agui.ResumeCancelled}},
+			} {
+				s, err = f.run(t, f.request(t, "thread-s", "run-2-"+itoa(i+1), "", entry))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e := runError(t, s); e.Code != "A2A_PROTOCOL_ERROR" || e.Message != "The resource selection request is missing its identity." {
+					t.Fatalf("answer %d: %+v", i, e)
+				}
+			}
+			if got := f.up.textsSent("task-1"); len(got) != 0 {
+				t.Fatalf("sent %q", got)
+			}
+		})
+	}
+}
+
+// TestResourceSelectionLabelLimit: the label sent (the payload's, else the
+// value) may have 1024 characters, not 1025 (protocol.md §5.7).
+func TestResourceSelectionLabelLimit(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, asking(func(task, ctxID string) []map[string]any {
+		return []map[string]any{selectionInput(task, ctxID, map[string]any{"id": "vswitch"}, "toolu_s")}
+	}), fixtureOptions{})
+	s, err := f.run(t, f.request(t, "thread-l", "run-1", "go", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	interruptsOf(t, s)
+	long := strings.Repeat("é", 1025)
+	for i, p := range []string{`{"value":"vsw-1","label":"` + long + `"}`, `{"value":"` + long + `"}`} {
+		s, err = f.run(t, f.request(t, "thread-l", "run-2-"+itoa(i+1), "", resolved("resource-1", p)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := runError(t, s); e.Code != "RESUME_PAYLOAD_INVALID" || e.Message != "The resource selection label is too long." {
+			t.Fatalf("payload %d: %+v", i, e)
+		}
+	}
+	s, err = f.run(t, f.request(t, "thread-l", "run-3", "", resolved("resource-1", `{"value":"`+long[2:]+`"}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fin, ok := s.last(t).(*agui.RunFinished); !ok || fin.Outcome.Type != agui.OutcomeSuccess || len(f.up.textsSent("task-1")) != 1 {
+		t.Fatalf("1024 characters: %#v, sent %d", s.last(t), len(f.up.textsSent("task-1")))
 	}
 }
