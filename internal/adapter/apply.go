@@ -129,6 +129,7 @@ func (rs *runState) answerRefused(ctx context.Context, err error, notAccepted st
 // applySideband answers candidate permissions with non-streaming sends,
 // committing each right after its own success (§5.8, §5.9).
 func (rs *runState) applySideband(ctx context.Context, perms []answer, taskID, contextID string) error {
+	rs.startSideband(taskID)
 	for _, a := range perms {
 		_, err := rs.r.a.client.SendMessage(ctx, &a2a.SendParams{
 			MessageID: "agui-resume-" + a.entry.InterruptID,
@@ -206,9 +207,14 @@ func (rs *runState) follow(ctx context.Context, taskID string) error {
 	if _, err := rs.handle(ctx, task); err != nil || rs.paused || stops(rs.lastState) {
 		return err
 	}
-	// The continuation ended while the task still runs: give up on it
-	// (A2A_UNAVAILABLE, and the task is cancelled), as the newest
-	// original does (protocol.md §5.12).
+	if rs.sideband {
+		// Candidates of a sideband pipeline may still run: the run ends
+		// A2A_EXECUTION_FAILED by §4.4 step 7 and cancels nothing.
+		return nil
+	}
+	// The continuation of a streamed answer ended while the task still
+	// runs: give up on it (A2A_UNAVAILABLE, and the task is cancelled), as
+	// the newest original does (protocol.md §5.12).
 	return errContinuationLost
 }
 
