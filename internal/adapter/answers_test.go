@@ -217,3 +217,82 @@ func TestResourceSelectionLabelLimit(t *testing.T) {
 		t.Fatalf("1024 characters: %#v, sent %d", s.last(t), len(f.up.textsSent("task-1")))
 	}
 }
+
+// TestSeveralTextAnswers: A2A takes one text answer per turn, so a resume
+// answering two text inputs sends one message — the answer to the task's
+// direct input, else the last, as the original — and records both as
+// applied in one commit (protocol.md §5.8, §12.11). Two text inputs pending
+// at once come from an iac-code that listed a question beside its input,
+// or lost its metadata across a restart, which the embedded agent never
+// does.
+func TestSeveralTextAnswers(t *testing.T) {
+	t.Parallel()
+	question := func(task, ctxID, id string) map[string]any {
+		return map[string]any{"schemaVersion": 1, "kind": "ask_user_question", "required": true, "requestTaskId": task,
+			"contextId": ctxID, "inputId": id, "toolUseId": "toolu-" + id, "prompt": "Which?", "allowFreeText": true}
+	}
+	answers := []agui.ResumeEntry{
+		{InterruptID: "ask-a", Status: agui.ResumeResolved, Payload: json.RawMessage(`{"freeText":"answer A"}`)},
+		{InterruptID: "ask-b", Status: agui.ResumeResolved, Payload: json.RawMessage(`{"freeText":"answer B"}`)},
+	}
+	for _, c := range []struct {
+		name, direct string
+		forget       bool // GetTask no longer lists the inputs (merged, §5.6 step 5)
+		want         string
+	}{
+		{"the awaited input wins", "ask-a", false, "answer A"},
+		{"else the last", "ask-a", true, "answer B"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			up := asking(func(task, ctxID string) []map[string]any {
+				return []map[string]any{question(task, ctxID, "ask-a"), question(task, ctxID, "ask-b")}
+			})
+			f := newFixture(t, up, fixtureOptions{})
+			s, err := f.run(t, f.request(t, "thread-t", "run-1", "go", nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if its := interruptsOf(t, s); len(its) != 2 {
+				t.Fatalf("interrupts %+v", its)
+			}
+			if c.forget {
+				get := up.getTask
+				up.getTask = func(task string) (*a2a.Event, error) {
+					ev, err := get(task)
+					if ev != nil {
+						ev.Metadata = map[string]any{"iac_code": map[string]any{"iacCodeSessionId": "s-" + ev.ContextID}}
+					}
+					return ev, err
+				}
+			}
+			s, err = f.run(t, f.request(t, "thread-t", "run-2", "", answers))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fin, ok := s.last(t).(*agui.RunFinished); !ok || fin.Outcome.Type != agui.OutcomeSuccess {
+				t.Fatalf("resume ended %#v", s.last(t))
+			}
+			if got := up.textsSent("task-1"); len(got) != 1 || got[0] != c.want {
+				t.Fatalf("sent %q, want [%q]", got, c.want)
+			}
+			doc := loadDoc(t, f.store, "thread-t")
+			for _, id := range []string{"ask-a", "ask-b"} {
+				if _, ok := doc.AppliedDigest(doc.Execution.ExecutionID, id); !ok {
+					t.Fatalf("%s not applied: %v", id, doc.AppliedResumeDigests)
+				}
+			}
+			if len(doc.Execution.Pending) != 0 {
+				t.Fatalf("pending left: %v", doc.Execution.Pending)
+			}
+			// Repeating the resume applies nothing again.
+			s, err = f.run(t, f.request(t, "thread-t", "run-3", "", answers))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := runError(t, s); e.Code != "RESUME_ALREADY_APPLIED" || len(up.textsSent("task-1")) != 1 {
+				t.Fatalf("repeat: %+v", e)
+			}
+		})
+	}
+}

@@ -65,6 +65,8 @@ type runState struct {
 	// the pipeline catch-up it still owes (sideband.go).
 	sideband   bool
 	catchUpDue *pendingCatchUp
+	// awaited is the task's direct input at resume (texts.go).
+	awaited string
 }
 
 // Stream executes the run, writing its events to sink, and releases the
