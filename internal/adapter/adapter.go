@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
 
@@ -15,7 +16,7 @@ type Options struct {
 	// Upstream is the A2A server (A2A wraps the A2A client).
 	Upstream Upstream
 	// AllowedRoots are the resolved workspace roots (request.AllowedRoots).
-	AllowedRoots []string
+	AllowedRoots *request.Roots
 	Logger       *slog.Logger
 	// Now is the clock used for activity tracking; time.Now when nil.
 	Now func() time.Time
@@ -38,7 +39,7 @@ const DefaultMaxCachedThreads = 10000
 type Adapter struct {
 	store  state.Store
 	client Upstream
-	roots  []string
+	roots  *request.Roots
 	log    *slog.Logger
 	now    func() time.Time
 	obs    Observer

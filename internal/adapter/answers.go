@@ -3,8 +3,8 @@ package adapter
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -51,6 +51,9 @@ func isPermission(p state.Pending) bool { return kindOf(p) == projection.KindPer
 // interrupt's responseSchema; a cancelled permission is validated as deny;
 // other cancelled kinds skip validation.
 func validateAnswer(a answer) error {
+	if kindOf(a.pending) == projection.KindCloudResourceSelection && !selectionIdentified(a.pending) {
+		return runErr(CodeA2AProtocolError, i18n.MsgResourceSelectorInvalid)
+	}
 	var payload any
 	switch {
 	case a.entry.Status == agui.ResumeCancelled && isPermission(a.pending):
@@ -74,11 +77,29 @@ func validateAnswer(a answer) error {
 		return runErr(CodeResumePayloadInvalid, i18n.MsgPayloadInvalid)
 	}
 	if kindOf(a.pending) == projection.KindCloudResourceSelection {
-		if label, _ := payloadMap(a.entry.Payload)["label"].(string); len([]rune(label)) > resourceSelectionLabel {
-			return runErr(CodeResumePayloadInvalid, i18n.MsgPayloadInvalid)
+		// The label sent is the payload's label, else the value (§5.8),
+		// so a long value without a label is as long a label.
+		p := payloadMap(a.entry.Payload)
+		label, _ := p["label"].(string)
+		if label == "" {
+			label, _ = firstString(p, "value", "freeText")
+		}
+		if utf8.RuneCountInString(label) > resourceSelectionLabel {
+			return runErr(CodeResumePayloadInvalid, i18n.MsgResourceLabelTooLong)
 		}
 	}
 	return nil
+}
+
+// selectionIdentified reports whether a resource selection names what its
+// answer must name back: a selector id and a tool-use id (§5.8). Without
+// them A2A sent an input no answer can match, a protocol error rather than
+// a bad answer.
+func selectionIdentified(p state.Pending) bool {
+	selector, _ := p.Value["selector"].(map[string]any)
+	id, _ := selector["id"].(string)
+	toolUseID, _ := p.Value["toolUseId"].(string)
+	return strings.TrimSpace(id) != "" && strings.TrimSpace(toolUseID) != ""
 }
 
 // validateCancelled accepts a cancelled resource selection with no payload
@@ -250,43 +271,38 @@ func firstString(m map[string]any, keys ...string) (string, bool) {
 	return "", false
 }
 
-// optionLabel returns the label, else name, else id of the option with the
-// given id; the id itself when no option matches (§5.8).
+// optionLabel returns the label, else name, else id of the option the
+// schema offered under id (§5.8); a non-object option is its string form,
+// and an id no option has is sent as it is.
 func optionLabel(projection map[string]any, id string) string {
-	if m := findOption(projection, id); m != nil {
+	raw, _ := projection["options"].([]any)
+	opt, std, ok := mapper.OptionByID(raw, id)
+	if !ok {
+		return id
+	}
+	if m, isObj := opt.(map[string]any); isObj {
 		for _, k := range []string{"label", "name", "id"} {
 			if s, ok := m[k].(string); ok && strings.TrimSpace(s) != "" {
 				return s
 			}
 		}
 	}
-	return id
+	return std.Title
 }
 
-// optionField returns a string field of the option with the given id, or
-// "".
+// optionField returns a string field of the option the schema offered
+// under id, or "".
 func optionField(projection map[string]any, id, field string) string {
 	s, _ := findOption(projection, id)[field].(string)
 	return s
 }
 
-// findOption returns the option whose id (else list position) is id.
+// findOption returns the object option the schema offered under id.
 func findOption(projection map[string]any, id string) map[string]any {
-	opts, _ := projection["options"].([]any)
-	for i, o := range opts {
-		m, ok := o.(map[string]any)
-		if !ok {
-			continue
-		}
-		oid := fmt.Sprint(m["id"])
-		if m["id"] == nil {
-			oid = fmt.Sprint(i)
-		}
-		if oid == id {
-			return m
-		}
-	}
-	return nil
+	raw, _ := projection["options"].([]any)
+	opt, _, _ := mapper.OptionByID(raw, id)
+	m, _ := opt.(map[string]any)
+	return m
 }
 
 // toolUseIDOf finds the tool call an answer belongs to: the projection's

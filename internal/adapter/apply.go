@@ -53,19 +53,17 @@ func (rs *runState) apply(ctx context.Context, answers []answer, taskID, context
 			return err
 		}
 	}
-	// Several text answers are sent one message each, in order, unlike the
-	// original, which sent only the last (protocol.md §12.11). A text answer
-	// is a new turn for the executor, so it carries the request metadata
-	// (workspace, language, run mode, credentials) like the first message.
-	for i, a := range texts {
+	// One text message at most (protocol.md §5.8, §12.11; chooseText). A
+	// text answer is a new turn for the executor, so it carries the request
+	// metadata (workspace, language, run mode, credentials) like the first
+	// message.
+	if len(texts) > 0 {
+		i, a := chooseText(texts, rs.awaited)
 		params := &a2a.SendParams{
 			MessageID: "agui-resume-" + r.in.RunID,
 			ContextID: contextID, TaskID: taskID,
 			Parts:    []*a2asdk.Part{a2asdk.NewTextPart(bodies[i])},
 			Metadata: request.Metadata(r.ic, r.cwd, string(r.lang)),
-		}
-		if len(texts) > 1 {
-			params.MessageID += "-" + a.entry.InterruptID
 		}
 		if err := rs.sendAnswer(ctx, params, a, answerLabel(a, bodies[i]), i18n.MsgInterruptResponseNotAccepted); err != nil || rs.paused {
 			return err
@@ -129,6 +127,7 @@ func (rs *runState) answerRefused(ctx context.Context, err error, notAccepted st
 // applySideband answers candidate permissions with non-streaming sends,
 // committing each right after its own success (§5.8, §5.9).
 func (rs *runState) applySideband(ctx context.Context, perms []answer, taskID, contextID string) error {
+	rs.startSideband(taskID)
 	for _, a := range perms {
 		_, err := rs.r.a.client.SendMessage(ctx, &a2a.SendParams{
 			MessageID: "agui-resume-" + a.entry.InterruptID,
@@ -156,15 +155,20 @@ func (rs *runState) applySideband(ctx context.Context, perms []answer, taskID, c
 // one write; a failed write fails closed (§5.9 step 4). It then announces
 // the resumed run and the answered tool's result.
 func (rs *runState) commitAnswer(ctx context.Context, a answer, label string) error {
+	all := append([]answer{a}, a.superseded...)
 	_, err := rs.r.a.update(ctx, rs.r.t, func(doc *state.Thread) (*state.Thread, error) {
-		doc.AddApplied(doc.Execution.ExecutionID, a.entry.InterruptID, a.digest)
-		delete(doc.Execution.Pending, a.entry.InterruptID)
+		for _, x := range all {
+			doc.AddApplied(doc.Execution.ExecutionID, x.entry.InterruptID, x.digest)
+			delete(doc.Execution.Pending, x.entry.InterruptID)
+		}
 		return doc, nil
 	})
 	if err != nil {
 		return rs.failClosed(ctx, i18n.MsgAcceptedResponseCommitFailed)
 	}
-	rs.answered[a.entry.InterruptID] = true
+	for _, x := range all {
+		rs.answered[x.entry.InterruptID] = true
+	}
 	rs.sessionEvent()
 	if label != "" && a.entry.Status == agui.ResumeResolved {
 		if id := toolUseIDOf(a.pending); id != "" {
@@ -206,9 +210,14 @@ func (rs *runState) follow(ctx context.Context, taskID string) error {
 	if _, err := rs.handle(ctx, task); err != nil || rs.paused || stops(rs.lastState) {
 		return err
 	}
-	// The continuation ended while the task still runs: give up on it
-	// (A2A_UNAVAILABLE, and the task is cancelled), as the newest
-	// original does (protocol.md §5.12).
+	if rs.sideband {
+		// Candidates of a sideband pipeline may still run: the run ends
+		// A2A_EXECUTION_FAILED by §4.4 step 7 and cancels nothing.
+		return nil
+	}
+	// The continuation of a streamed answer ended while the task still
+	// runs: give up on it (A2A_UNAVAILABLE, and the task is cancelled), as
+	// the newest original does (protocol.md §5.12).
 	return errContinuationLost
 }
 

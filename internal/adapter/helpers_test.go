@@ -31,6 +31,12 @@ type scripted struct {
 	getTask   func(taskID string) (*a2a.Event, error)
 	// cancel runs inside CancelTask (a test may block in it).
 	cancel func(taskID string) error
+	// pipeline answers PipelineState (nil: 404, no pipeline).
+	pipeline func(taskID string, after int64) (*a2a.PipelineState, error)
+	// onSendMessage runs inside SendMessage; onContext sees each new
+	// turn's context id.
+	onSendMessage func()
+	onContext     func(contextID string)
 }
 
 type call struct {
@@ -73,6 +79,9 @@ func partsOf(p *a2a.SendParams) []string {
 
 func (s *scripted) SendStreamingMessage(_ context.Context, p *a2a.SendParams) (adapter.Stream, error) {
 	s.record(call{Method: "SendStreamingMessage", TaskID: p.TaskID, Parts: partsOf(p)})
+	if s.onContext != nil && p.TaskID == "" {
+		s.onContext(p.ContextID)
+	}
 	if s.send == nil {
 		return &events{list: turn("task-1", p.ContextID, "session-1")}, nil
 	}
@@ -97,6 +106,9 @@ func (s *scripted) SubscribeToTask(_ context.Context, taskID string) (adapter.St
 
 func (s *scripted) SendMessage(_ context.Context, p *a2a.SendParams) (*a2a.Event, error) {
 	s.record(call{Method: "SendMessage", TaskID: p.TaskID, Parts: partsOf(p)})
+	if s.onSendMessage != nil {
+		s.onSendMessage()
+	}
 	return &a2a.Event{Kind: a2a.KindTask, TaskID: p.TaskID}, nil
 }
 
@@ -123,8 +135,12 @@ func (s *scripted) EnsureRestored(_ context.Context, _, _, _ string) (string, er
 	return "current", nil
 }
 
-func (s *scripted) PipelineState(_ context.Context, _ string, _ int64) (*a2a.PipelineState, error) {
-	return nil, a2a.ErrNotFound
+func (s *scripted) PipelineState(_ context.Context, taskID string, after int64) (*a2a.PipelineState, error) {
+	s.record(call{Method: "PipelineState", TaskID: taskID, Parts: []string{"after=" + itoa(int(after))}})
+	if s.pipeline == nil {
+		return nil, a2a.ErrNotFound
+	}
+	return s.pipeline(taskID, after)
 }
 
 // events is a scripted stream.

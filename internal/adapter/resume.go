@@ -20,6 +20,9 @@ type answer struct {
 	entry   agui.ResumeEntry
 	pending state.Pending
 	digest  string
+	// superseded are text answers committed with this one but not sent
+	// (chooseText).
+	superseded []answer
 }
 
 // resume runs the resume preparation (protocol.md §5.6), validates the
@@ -101,6 +104,7 @@ func (rs *runState) resume(ctx context.Context) error {
 	}
 	// Step 5: reconcile pending interrupts with what the task still waits for.
 	taskInputs := rs.m.RequiredInputs(task)
+	rs.awaited = awaitedTextInput(taskInputs)
 	announced, err := rs.reconcile(ctx, task, taskInputs, entries)
 	if err != nil {
 		return err

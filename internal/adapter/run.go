@@ -61,6 +61,12 @@ type runState struct {
 	events        int
 	started       time.Time
 	trace         bool // --debug: log every A2A frame and AG-UI batch
+	// sideband marks a continuation after sideband answers; catchUpDue is
+	// the pipeline catch-up it still owes (sideband.go).
+	sideband   bool
+	catchUpDue *pendingCatchUp
+	// awaited is the task's direct input at resume (texts.go).
+	awaited string
 }
 
 // Stream executes the run, writing its events to sink, and releases the
@@ -184,6 +190,7 @@ func (rs *runState) handle(ctx context.Context, ev *a2a.Event) (bool, error) {
 		rs.lastState = st
 	}
 	if inputs := rs.m.RequiredInputs(ev); len(inputs) > 0 {
+		rs.runCatchUp(ctx)
 		return true, rs.commitInterrupt(ctx, inputs)
 	}
 	if !rs.hold || len(rs.buf) >= maxHeldEvents || stops(rs.lastState) {
@@ -218,6 +225,7 @@ func (rs *runState) flush() error {
 // end writes the closing events of a turn that ran to the end of its
 // stream (protocol.md §4.4 step 7).
 func (rs *runState) end(ctx context.Context) error {
+	rs.runCatchUp(ctx)
 	rs.sessionEvent()
 	rs.buf = rs.m.CloseAll(rs.buf)
 	switch rs.lastState {

@@ -119,6 +119,18 @@ func StandardOptions(raw []any) []StandardOption {
 	return out
 }
 
+// OptionByID resolves a selectedId of the responseSchema to the option it
+// was built from, through StandardOptions itself, so every id the schema
+// offers (candidate_index, option-<n>, a -2 suffix) names its own option.
+func OptionByID(raw []any, id string) (opt any, std StandardOption, ok bool) {
+	for i, o := range StandardOptions(raw) {
+		if o.ID == id {
+			return raw[i], o, true
+		}
+	}
+	return nil, StandardOption{}, false
+}
+
 // scalarText is the string form of a scalar option value; integral
 // numbers have no fraction because A2A delivers every number as a double.
 func scalarText(v any) string {

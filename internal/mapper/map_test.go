@@ -213,10 +213,18 @@ func TestTextDigestsRecordedAtToolStartAndClose(t *testing.T) {
 	}
 	m.Map(nil, status(t, "WORKING", agentText("m1", "def"), ""))
 	m.CloseAll(nil)
+	// The digest covers the message's whole text so far, not only the text
+	// since the tool: a replay repeats the message from its start.
 	got := m.TextDigests()
-	if len(got) != 2 || (got[0] != digest("def") && got[1] != digest("def")) {
-		t.Fatalf("after close: %v, want digest of %q included", got, "def")
+	if len(got) != 2 || (got[0] != digest("abcdef") && got[1] != digest("abcdef")) {
+		t.Fatalf("after close: %v, want digest of %q included", got, "abcdef")
 	}
+
+	// A later run replays "abcdefXYZ" as one text: only "XYZ" is new.
+	m = newTestMapper(Config{TextDigests: got})
+	expectEvents(t, m.Map(nil, status(t, "WORKING", agentText("m1", "abcdefXYZ"), "")),
+		`{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"XYZ"}`)
 }
 
 func TestMapTaskSnapshotSkipsTextAndPipeline(t *testing.T) {

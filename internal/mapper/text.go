@@ -11,8 +11,8 @@ import (
 )
 
 // message is the bookkeeping of one text message id. The text itself is
-// never kept: a running SHA-256 of the text since the last snapshot is all
-// the resume de-duplication needs (protocol.md §4.7).
+// never kept: a running SHA-256 of the message's text so far is all the
+// resume de-duplication needs (protocol.md §4.7).
 type message struct {
 	open     bool
 	pipeline bool
@@ -152,13 +152,14 @@ func (m *Mapper) closeText(dst []agui.Event, id string) []agui.Event {
 	return append(dst, &agui.TextMessageEnd{MessageID: id})
 }
 
-// recordMsg turns the text since the last snapshot into a digest.
+// recordMsg records the digest of the message's whole text so far. The
+// running hash is not reset: a replay repeats the message from its start,
+// so a later snapshot must cover the earlier text too (protocol.md §4.7).
 func (m *Mapper) recordMsg(ms *message) {
 	if ms == nil || !ms.pending {
 		return
 	}
 	m.digests[hex.EncodeToString(ms.h.Sum(nil))] = struct{}{}
-	ms.h.Reset()
 	ms.pending = false
 }
 

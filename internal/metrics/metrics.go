@@ -14,11 +14,12 @@ const namespace = "iac_code_agui"
 
 // Routes of the HTTP request counter (ObserveHTTP).
 const (
-	RouteRun     = "run"
-	RouteCancel  = "cancel"
-	RouteHealth  = "health"
-	RouteMetrics = "metrics"
-	RouteOther   = "other"
+	RouteRun       = "run"
+	RouteCancel    = "cancel"
+	RouteSubscribe = "subscribe"
+	RouteHealth    = "health"
+	RouteMetrics   = "metrics"
+	RouteOther     = "other"
 )
 
 // other replaces a label value outside its bounded set.
@@ -113,7 +114,7 @@ func (m *Metrics) Handler() http.Handler { return m.handler }
 // constants (others count as "other"); status is the HTTP status sent.
 func (m *Metrics) ObserveHTTP(route string, status int) {
 	switch route {
-	case RouteRun, RouteCancel, RouteHealth, RouteMetrics:
+	case RouteRun, RouteCancel, RouteSubscribe, RouteHealth, RouteMetrics:
 	default:
 		route = RouteOther
 	}

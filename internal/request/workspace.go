@@ -28,38 +28,9 @@ func (e *WorkspaceError) Error() string { return e.Msg }
 // Unwrap returns the underlying OS error.
 func (e *WorkspaceError) Unwrap() error { return e.Err }
 
-// AllowedRoots resolves the allowed workspace roots. With no configured
-// entries the roots are the current directory and os.TempDir(). Each entry
-// is expanded (~), made absolute, resolved with symlinks followed, and kept
-// only if it is an existing directory; empty entries are skipped.
-func AllowedRoots(configured []string) []string {
-	candidates := configured
-	if len(configured) == 0 {
-		candidates = []string{".", os.TempDir()}
-	}
-	var roots []string
-	for _, c := range candidates {
-		if c == "" {
-			continue
-		}
-		p, err := filepath.Abs(pypath.ExpandUser(c, os.LookupEnv))
-		if err != nil {
-			continue
-		}
-		r, err := realpath(p)
-		if err != nil {
-			continue
-		}
-		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
-			roots = append(roots, r)
-		}
-	}
-	return roots
-}
-
 // ResolveWorkspace turns the raw cwd into the resolved workspace path,
 // creating it (mode 0700, with parents) when missing.
-func ResolveWorkspace(raw string, roots []string) (string, error) {
+func ResolveWorkspace(raw string, roots *Roots) (string, error) {
 	if raw == "" || !filepath.IsAbs(pypath.ExpandUser(raw, os.LookupEnv)) {
 		return "", &WorkspaceError{Msg: i18n.MsgWorkspaceNotAbsolute}
 	}
@@ -76,14 +47,7 @@ func ResolveWorkspace(raw string, roots []string) (string, error) {
 	if err != nil {
 		return "", &WorkspaceError{Msg: i18n.MsgWorkspaceInvalid, Err: err}
 	}
-	inside := false
-	for _, r := range roots {
-		if within(resolved, r) {
-			inside = true
-			break
-		}
-	}
-	if !inside {
+	if !roots.contains(resolved) {
 		return "", &WorkspaceError{Msg: i18n.MsgWorkspaceOutsideRoots}
 	}
 	fi, err := os.Stat(resolved)

@@ -11,16 +11,16 @@ import (
 )
 
 // testRoot returns a resolved temporary root and the roots list for it.
-func testRoot(t *testing.T) (string, []string) {
+func testRoot(t *testing.T) (string, *Roots) {
 	t.Helper()
 	roots := AllowedRoots([]string{t.TempDir()})
-	if len(roots) != 1 {
-		t.Fatalf("roots = %v", roots)
+	if len(roots.List()) != 1 {
+		t.Fatalf("roots = %v", roots.List())
 	}
-	return roots[0], roots
+	return roots.List()[0], roots
 }
 
-func wantWorkspaceErr(t *testing.T, raw string, roots []string, msg string) {
+func wantWorkspaceErr(t *testing.T, raw string, roots *Roots, msg string) {
 	t.Helper()
 	got, err := ResolveWorkspace(raw, roots)
 	var we *WorkspaceError
@@ -99,7 +99,7 @@ func TestResolveWorkspaceOutsideRoots(t *testing.T) {
 	if err := os.Mkdir(a, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	roots := []string{a}
+	roots := AllowedRoots([]string{a})
 	// Path-boundary aware: <root>/ab is not inside <root>/a.
 	wantWorkspaceErr(t, root+"/ab", roots, i18n.MsgWorkspaceOutsideRoots)
 	wantWorkspaceErr(t, root, roots, i18n.MsgWorkspaceOutsideRoots)
@@ -120,7 +120,7 @@ func TestResolveWorkspaceSymlinks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	roots := []string{allowed}
+	roots := AllowedRoots([]string{allowed})
 	mustLink := func(target, link string) {
 		if err := os.Symlink(target, link); err != nil {
 			t.Fatal(err)
@@ -170,19 +170,52 @@ func TestAllowedRoots(t *testing.T) {
 	if err := os.Symlink(dir, link); err != nil {
 		t.Fatal(err)
 	}
-	got := AllowedRoots([]string{"", link, file, root + "/missing", root + "/dir/../dir"})
+	got := AllowedRoots([]string{"", link, file, root + "/missing", root + "/dir/../dir"}).List()
 	if !slices.Equal(got, []string{dir, dir}) {
 		t.Fatalf("roots = %v", got)
 	}
 	t.Chdir(dir)
-	if got := AllowedRoots([]string{"."}); !slices.Equal(got, []string{dir}) {
+	if got := AllowedRoots([]string{"."}).List(); !slices.Equal(got, []string{dir}) {
 		t.Fatalf("relative roots = %v", got)
 	}
 	tmp, err := filepath.EvalSymlinks(os.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := AllowedRoots(nil); !slices.Equal(got, []string{dir, tmp}) {
+	if got := AllowedRoots(nil).List(); !slices.Equal(got, []string{dir, tmp}) {
 		t.Fatalf("default roots = %v, want [%s %s]", got, dir, tmp)
+	}
+}
+
+// TestRootCreatedAfterStart: a configured root that did not exist when the
+// roots were resolved is honoured once it exists, without a restart; one
+// that is still missing, or a file, stays refused (protocol.md §3.4).
+func TestRootCreatedAfterStart(t *testing.T) {
+	base, _ := testRoot(t)
+	later := filepath.Join(base, "later")
+	roots := AllowedRoots([]string{filepath.Join(base, "first"), later})
+	if err := os.Mkdir(filepath.Join(base, "first"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if len(roots.List()) != 0 {
+		t.Fatalf("roots = %v", roots.List())
+	}
+	wantWorkspaceErr(t, later+"/ws", roots, i18n.MsgWorkspaceOutsideRoots)
+	if err := os.WriteFile(later, nil, 0o600); err != nil { // a file is no root
+		t.Fatal(err)
+	}
+	wantWorkspaceErr(t, later+"/ws", roots, i18n.MsgWorkspaceOutsideRoots)
+	if err := os.Remove(later); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(later, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ResolveWorkspace(later+"/ws", roots); err != nil || got != filepath.Join(later, "ws") {
+		t.Fatalf("after the root was created: %q, %v", got, err)
+	}
+	// Both were resolved by that admission; nothing waits any more.
+	if got := roots.List(); !slices.Equal(got, []string{filepath.Join(base, "first"), later}) {
+		t.Fatalf("roots = %v", got)
 	}
 }

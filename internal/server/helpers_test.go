@@ -50,6 +50,8 @@ type envOptions struct {
 	maxCached int
 	// bodyTimeout is the handler's body deadline (0: the default).
 	bodyTimeout time.Duration
+	// roots, when set, are the configured allowed roots (default: Root).
+	roots []string
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -85,13 +87,20 @@ func (e *env) serve(t *testing.T) {
 		Observer:         e.Metrics,
 		Store:            store,
 		Upstream:         adapter.A2A(a2a.New(e.agentURL, "upstream-token")),
-		AllowedRoots:     request.AllowedRoots([]string{e.Root}),
+		AllowedRoots:     request.AllowedRoots(e.allowedRoots()),
 		MaxCachedThreads: e.opts.maxCached,
 	})
 	h := server.New(server.Options{Adapter: ad, AuthToken: e.opts.authToken, Version: "test", Heartbeat: e.opts.heartbeat, Metrics: e.Metrics, BodyTimeout: e.opts.bodyTimeout})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	e.URL = srv.URL + "/"
+}
+
+func (e *env) allowedRoots() []string {
+	if e.opts.roots != nil {
+		return e.opts.roots
+	}
+	return []string{e.Root}
 }
 
 // restart returns a fresh adapter process image on the same state

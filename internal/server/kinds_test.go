@@ -121,7 +121,12 @@ func TestResourceSelectionResolved(t *testing.T) {
 	// Refused answers reach nothing and leave the interrupt answerable.
 	long := strings.Repeat("l", 1025)
 	assertRunError(t, post(t, e.URL, resumeBody(e, th, "run-2", resolve(it["id"], map[string]any{"value": "vsw-2", "label": long})), nil),
-		"RESUME_PAYLOAD_INVALID", "The interrupt response payload is invalid.")
+		"RESUME_PAYLOAD_INVALID", "The resource selection label is too long.")
+	// Without a label the value is the label sent, so it has the same limit.
+	assertRunError(t, post(t, e.URL, resumeBody(e, th, "run-2b", resolve(it["id"], map[string]any{"value": "vsw-" + long})), nil),
+		"RESUME_PAYLOAD_INVALID", "The resource selection label is too long.")
+	assertRunError(t, post(t, e.URL, resumeBody(e, th, "run-2c", resolve(it["id"], map[string]any{"freeText": long})), nil),
+		"RESUME_PAYLOAD_INVALID", "The resource selection label is too long.")
 	assertRunError(t, post(t, e.URL, resumeBody(e, th, "run-3", resolve(it["id"], map[string]any{"value": ""})), nil),
 		"RESUME_PAYLOAD_INVALID", "The interrupt response payload is invalid.")
 	if got := answerTexts(e, taskID); len(got) != 0 {

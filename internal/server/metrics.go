@@ -24,6 +24,8 @@ func routeOf(pattern string) string {
 		return "run"
 	case patternCancel:
 		return "cancel"
+	case patternSubscribe:
+		return "subscribe"
 	case patternHealth:
 		return "health"
 	case patternMetrics:

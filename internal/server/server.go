@@ -49,11 +49,13 @@ type Options struct {
 
 // Route patterns; the request counter labels requests by them.
 const (
-	patternHealth  = "GET /health"
-	patternRun     = "POST /{$}"
-	patternCancel  = "POST /extensions/iac-code/v1/executions/{executionId}/cancel"
-	patternMetrics = "GET /metrics"
-	patternRoot    = "GET /{$}"
+	patternHealth = "GET /health"
+	patternRun    = "POST /{$}"
+	patternCancel = "POST /extensions/iac-code/v1/executions/{executionId}/cancel"
+	// patternSubscribe observes an execution read-only (protocol.md §7.2).
+	patternSubscribe = "POST /extensions/iac-code/v1/executions/{executionId}/subscribe"
+	patternMetrics   = "GET /metrics"
+	patternRoot      = "GET /{$}"
 )
 
 // Handler serves the adapter's routes.
@@ -78,6 +80,7 @@ func New(o Options) *Handler {
 	h.mux.HandleFunc(patternHealth, h.health)
 	h.mux.HandleFunc(patternRun, h.run)
 	h.mux.HandleFunc(patternCancel, h.cancel)
+	h.mux.HandleFunc(patternSubscribe, h.subscribe)
 	if o.Metrics != nil {
 		h.mux.HandleFunc(patternMetrics, h.metrics)
 	}

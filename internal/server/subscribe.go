@@ -1,0 +1,58 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"unicode/utf8"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
+	"github.com/iac-code-agui/iac-code-agui/internal/agui"
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+)
+
+// subscribeKeys are the only body keys of the subscribe route.
+var subscribeKeys = map[string]bool{"threadId": true, "runId": true, "rosInvocationId": true, "afterSequence": true}
+
+// subscribe serves the read-only observation route (protocol.md §7.2).
+// Its refusals are {"error": <text>}, as the original's; authentication,
+// media type and size are checked as on the other routes.
+func (h *Handler) subscribe(w http.ResponseWriter, r *http.Request) {
+	lang := requestLang(r)
+	body, ok := h.admitBody(w, r, lang, maxCancelBody, i18n.MsgRequestTooLarge, i18n.MsgInvalidJSON)
+	if !ok {
+		return
+	}
+	var obj map[string]any
+	if !utf8.Valid(body) || json.Unmarshal(body, &obj) != nil || obj == nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": adapter.ObserveInvalidIdentity})
+		return
+	}
+	for k := range obj {
+		if !subscribeKeys[k] {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": adapter.ObserveInvalidIdentity})
+			return
+		}
+	}
+	str := func(k string) string { s, _ := obj[k].(string); return s }
+	o, err := h.opts.Adapter.Observe(r.Context(), adapter.ObserveRequest{
+		ExecutionID: r.PathValue("executionId"), ThreadID: str("threadId"), RunID: str("runId"), RosInvocationID: str("rosInvocationId"),
+	})
+	var oe *adapter.ObserveError
+	if errors.As(err, &oe) {
+		writeJSON(w, oe.Status, map[string]string{"error": oe.Text})
+		return
+	}
+	if err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
+		return
+	}
+	// No heartbeat, as the original's observation stream (§7.2).
+	sw := agui.NewWriter(w, agui.WriterOptions{Heartbeat: -1})
+	defer sw.Close()
+	if err := sw.Start(); err != nil {
+		o.Stream(r.Context(), sw, lang)
+		return
+	}
+	o.Stream(r.Context(), sw, lang)
+}
