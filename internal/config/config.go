@@ -38,7 +38,7 @@ type Config struct {
 	// no forwarding; one replica per thread set). With a Redis store it
 	// turns on thread ownership (docs/scale-out.md).
 	AdvertiseURL string
-	ReplicaToken string        // secret shared by the replicas: never log
+	ReplicaToken string // secret shared by the replicas: never log
 	LeaseTTL     time.Duration
 	// AllowedCWDs holds the entries of IAC_CODE_AGUI_ALLOWED_CWDS, else
 	// IACCODE_A2A_ALLOWED_CWDS, split on os.PathListSeparator with empty
