@@ -75,11 +75,21 @@ func startServerArgs(t *testing.T, args []string) *Server {
 
 func startServerWith(t *testing.T, stateDir string, args []string, extraEnv ...string) *Server {
 	t.Helper()
-	root := t.TempDir()
+	return startServerIn(t, freePort(t), t.TempDir(), stateDir, args, extraEnv...)
+}
+
+// startServerOn starts the binary on a chosen port and workspace root (a
+// replica must know its port to advertise it; replicas share a root).
+func startServerOn(t *testing.T, port int, root string, args []string, extraEnv ...string) *Server {
+	t.Helper()
+	return startServerIn(t, port, root, "", args, extraEnv...)
+}
+
+func startServerIn(t *testing.T, port int, root, stateDir string, args []string, extraEnv ...string) *Server {
+	t.Helper()
 	if stateDir == "" {
 		stateDir = t.TempDir()
 	}
-	port := freePort(t)
 	cmd := exec.Command(binary, append([]string{"--port", strconv.Itoa(port), "--state-dir", stateDir}, args...)...)
 	cmd.Env = append([]string{
 		"PATH=/usr/bin:/bin",
