@@ -131,7 +131,7 @@ func (a *Adapter) admitLocked(ctx context.Context, run *Run, digest string) erro
 		case !run.resume && !fresh:
 			rotate(doc, ic.RosInvocationID)
 		}
-		doc.RunDigests[in.RunID] = digest
+		doc.RecordRun(in.RunID, digest)
 		return doc, nil
 	})
 	if err != nil {
