@@ -60,7 +60,7 @@ func (a *Adapter) admit(ctx context.Context, req Request) (*Run, error) {
 	if err != nil {
 		return nil, errInvalidForwarded
 	}
-	cwd, err := request.ResolveWorkspace(ic.CWD, a.roots)
+	cwd, err := request.ResolveWorkspace(ic.CWD, a.roots, a.excluded...)
 	if err != nil {
 		a.reqLog(ctx).Debug("workspace refused", "threadId", in.ThreadID, "reason", err.Error())
 		return nil, errInvalidForwarded

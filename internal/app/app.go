@@ -109,6 +109,10 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		AllowedRoots: request.AllowedRoots(cfg.AllowedCWDs),
 		Logger:       logger,
 		Observer:     m,
+
+		// A workspace in the state directory would let the agent write
+		// thread files (protocol.md §3.4).
+		ExcludedWorkspaces: []string{cfg.StateDir},
 	})
 	bi := buildinfo.Get()
 	h := server.New(server.Options{Adapter: ad, AuthToken: cfg.AuthToken, Version: bi.Version, Logger: logger, Metrics: m})

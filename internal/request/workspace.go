@@ -58,8 +58,11 @@ func AllowedRoots(configured []string) []string {
 }
 
 // ResolveWorkspace turns the raw cwd into the resolved workspace path,
-// creating it (mode 0700, with parents) when missing.
-func ResolveWorkspace(raw string, roots []string) (string, error) {
+// creating it (mode 0700, with parents) when missing. A path equal to or
+// below one of excluded (resolved the same way; the state directory) is
+// refused as outside the roots: an agent working there could rewrite the
+// thread files (protocol.md §3.4).
+func ResolveWorkspace(raw string, roots []string, excluded ...string) (string, error) {
 	if raw == "" || !filepath.IsAbs(pypath.ExpandUser(raw, os.LookupEnv)) {
 		return "", &WorkspaceError{Msg: i18n.MsgWorkspaceNotAbsolute}
 	}
@@ -83,7 +86,7 @@ func ResolveWorkspace(raw string, roots []string) (string, error) {
 			break
 		}
 	}
-	if !inside {
+	if !inside || insideAny(resolved, excluded) {
 		return "", &WorkspaceError{Msg: i18n.MsgWorkspaceOutsideRoots}
 	}
 	fi, err := os.Stat(resolved)
@@ -110,6 +113,27 @@ func within(p, root string) bool {
 		root += string(filepath.Separator)
 	}
 	return strings.HasPrefix(p, root)
+}
+
+// insideAny reports whether p is at or below one of dirs, each resolved
+// like a workspace (it need not exist yet). A dir that cannot be resolved
+// is compared as written.
+func insideAny(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(d); err == nil {
+			d = abs
+		}
+		if r, err := realpath(d); err == nil {
+			d = r
+		}
+		if within(p, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // missing reports errors that mean "this path does not exist".
