@@ -274,19 +274,6 @@ func outcome(evs []map[string]any) string {
 	return ""
 }
 
-// interrupts returns the interrupts of an interrupt outcome.
-func interrupts(evs []map[string]any) []map[string]any {
-	o, _ := last(evs)["outcome"].(map[string]any)
-	list, _ := o["interrupts"].([]any)
-	var out []map[string]any
-	for _, it := range list {
-		if m, ok := it.(map[string]any); ok {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // errorCode returns the "code" of a JSON error answer (protocol.md §2.4).
 func errorCode(body string) string {
 	var e struct {
