@@ -27,6 +27,10 @@ type Options struct {
 	// Observer receives run, admission and state-write facts for metrics;
 	// nil means none.
 	Observer Observer
+
+	// ExcludedWorkspaces are directories no workspace may be in or below:
+	// the state directory (protocol.md §3.4).
+	ExcludedWorkspaces []string
 }
 
 // DefaultMaxCachedThreads is the default bound of the thread cache. The
@@ -50,6 +54,8 @@ type Adapter struct {
 	// lastActivity is the time of the last admission or release (idle
 	// shutdown, protocol.md §2.10).
 	lastActivity time.Time
+
+	excluded []string // Options.ExcludedWorkspaces
 }
 
 // thread is the in-memory entry of one loaded thread. Its mutex guards doc,
@@ -98,6 +104,7 @@ func New(o Options) *Adapter {
 		threads:      make(map[string]*thread),
 		maxCached:    o.MaxCachedThreads,
 		lastActivity: o.Now(),
+		excluded:     o.ExcludedWorkspaces,
 	}
 }
 

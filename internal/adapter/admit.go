@@ -60,7 +60,7 @@ func (a *Adapter) admit(ctx context.Context, req Request) (*Run, error) {
 	if err != nil {
 		return nil, errInvalidForwarded
 	}
-	cwd, err := request.ResolveWorkspace(ic.CWD, a.roots)
+	cwd, err := request.ResolveWorkspace(ic.CWD, a.roots, a.excluded...)
 	if err != nil {
 		a.reqLog(ctx).Debug("workspace refused", "threadId", in.ThreadID, "reason", err.Error())
 		return nil, errInvalidForwarded
@@ -131,7 +131,7 @@ func (a *Adapter) admitLocked(ctx context.Context, run *Run, digest string) erro
 		case !run.resume && !fresh:
 			rotate(doc, ic.RosInvocationID)
 		}
-		doc.RunDigests[in.RunID] = digest
+		doc.RecordRun(in.RunID, digest)
 		return doc, nil
 	})
 	if err != nil {

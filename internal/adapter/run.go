@@ -125,16 +125,25 @@ func (rs *runState) newTurn(ctx context.Context) error {
 		}
 		return runErr(CodeInvalidInput, i18n.MsgUserMessageRequired)
 	}
+	if ctx.Err() != nil {
+		return errClientGone // gone before anything was started upstream
+	}
 	contextID := r.a.view(r.t).ContextID
-	s, err := r.a.client.SendStreamingMessage(ctx, &a2a.SendParams{
+	up, watch, stop := detachUntilTask(ctx)
+	defer stop()
+	s, err := r.a.client.SendStreamingMessage(up, &a2a.SendParams{
 		MessageID: ui.MessageID,
 		ContextID: contextID,
 		Parts:     ui.Parts,
 		Metadata:  request.Metadata(r.ic, r.cwd, string(r.lang)),
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return errClientGone
+		}
 		return err
 	}
+	s = watch(s)
 	defer s.Close()
 	_, err = rs.consume(ctx, s, nil)
 	return err

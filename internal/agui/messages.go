@@ -44,7 +44,7 @@ func decodeMessage(raw json.RawMessage, path string) (Message, error) {
 		return m, err
 	}
 	path += "."
-	if m.ID, err = o.str("id", path); err != nil {
+	if m.ID, err = o.id("id", path); err != nil {
 		return m, err
 	}
 	if m.Role, err = o.str("role", path); err != nil {
@@ -84,7 +84,7 @@ func decodeMessage(raw json.RawMessage, path string) (Message, error) {
 	case RoleTool:
 		err = o.optStrings(path, "encryptedValue", "error")
 		if err == nil {
-			_, err = o.str("toolCallId", path)
+			_, err = o.id("toolCallId", path)
 		}
 		if err == nil {
 			err = checkContent(o, path)
@@ -156,7 +156,7 @@ func checkToolCalls(o object, path string) error {
 			return err
 		}
 		cp += "."
-		if _, err := co.str("id", cp); err != nil {
+		if _, err := co.id("id", cp); err != nil {
 			return err
 		}
 		typ, err := co.str("type", cp)

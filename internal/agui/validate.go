@@ -109,7 +109,7 @@ func (o object) optStrings(path string, keys ...string) error {
 // schema (agui.md §2) plus the project rule that state, tools, context
 // and forwardedProps are present (protocol.md §3.1), and decodes it. Unknown
 // keys are accepted everywhere. Empty threadId/runId pass (admission
-// decides). User and tool content parts are checked only for an object
+// decides); ids longer than MaxIDLength or with control characters fail. User and tool content parts are checked only for an object
 // with a string "type"; part semantics belong to the request package.
 func DecodeRunAgentInput(body []byte) (*RunAgentInput, error) {
 	top, err := decodeObject(body, "$")
@@ -117,13 +117,13 @@ func DecodeRunAgentInput(body []byte) (*RunAgentInput, error) {
 		return nil, err
 	}
 	in := &RunAgentInput{}
-	if in.ThreadID, err = top.str("threadId", ""); err != nil {
+	if in.ThreadID, err = top.id("threadId", ""); err != nil {
 		return nil, err
 	}
-	if in.RunID, err = top.str("runId", ""); err != nil {
+	if in.RunID, err = top.id("runId", ""); err != nil {
 		return nil, err
 	}
-	if in.ParentRunID, err = top.optStr("parentRunId", ""); err != nil {
+	if in.ParentRunID, err = top.optID("parentRunId", ""); err != nil {
 		return nil, err
 	}
 	if in.ProtocolVersion, err = top.optStr("protocolVersion", ""); err != nil {
@@ -216,7 +216,7 @@ func decodeResume(raw json.RawMessage) ([]ResumeEntry, error) {
 		}
 		path += "."
 		var e ResumeEntry
-		if e.InterruptID, err = o.str("interruptId", path); err != nil {
+		if e.InterruptID, err = o.id("interruptId", path); err != nil {
 			return nil, err
 		}
 		if e.Status, err = o.str("status", path); err != nil {

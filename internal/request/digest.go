@@ -12,12 +12,12 @@ import (
 // json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).
 // Matching Python byte for byte keeps replays of requests admitted by the
 // original adapter classified as DUPLICATE_RUN_ID.
+//
+// The body is re-serialised as it is read, never decoded whole, so a large
+// body costs about its own size again rather than tens of bytes per array
+// element (docs/reliability.md).
 func Digest(body []byte) (string, error) {
-	v, err := decodeJSON(body)
-	if err != nil {
-		return "", err
-	}
-	b, err := pyjson.Append(make([]byte, 0, len(body)), v, pyjson.Options{})
+	b, err := pyjson.AppendText(make([]byte, 0, len(body)), body)
 	if err != nil {
 		return "", err
 	}

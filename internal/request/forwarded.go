@@ -14,7 +14,8 @@ import (
 // The wrapped detail names the field, never its value.
 var ErrInvalidForwardedProps = errors.New("invalid iac-code forwarded properties")
 
-// maxRosInvocationID is the limit on rosInvocationId, in code points.
+// maxRosInvocationID is the limit on rosInvocationId (and userId), in code
+// points.
 const maxRosInvocationID = 256
 
 // IacCode is forwardedProps.iacCode after strict validation. Strings are
@@ -164,6 +165,10 @@ func parseIacCode(m map[string]any) (*IacCode, error) {
 		return nil, err
 	}
 	if present {
+		// Ours: bounded like rosInvocationId, since it is persisted (§3.3).
+		if utf8.RuneCountInString(user) > maxRosInvocationID {
+			return nil, invalid("userId must have at most 256 characters")
+		}
 		ic.UserID = &user
 	}
 	if ic.CleanupOnly, err = optBool(m, fCleanup); err != nil {

@@ -29,8 +29,11 @@ func (e *WorkspaceError) Error() string { return e.Msg }
 func (e *WorkspaceError) Unwrap() error { return e.Err }
 
 // ResolveWorkspace turns the raw cwd into the resolved workspace path,
-// creating it (mode 0700, with parents) when missing.
-func ResolveWorkspace(raw string, roots *Roots) (string, error) {
+// creating it (mode 0700, with parents) when missing. A path equal to or
+// below one of excluded (resolved the same way; the state directory) is
+// refused as outside the roots: an agent working there could rewrite the
+// thread files (protocol.md §3.4).
+func ResolveWorkspace(raw string, roots *Roots, excluded ...string) (string, error) {
 	if raw == "" || !filepath.IsAbs(pypath.ExpandUser(raw, os.LookupEnv)) {
 		return "", &WorkspaceError{Msg: i18n.MsgWorkspaceNotAbsolute}
 	}
@@ -47,7 +50,7 @@ func ResolveWorkspace(raw string, roots *Roots) (string, error) {
 	if err != nil {
 		return "", &WorkspaceError{Msg: i18n.MsgWorkspaceInvalid, Err: err}
 	}
-	if !roots.contains(resolved) {
+	if !roots.contains(resolved) || insideAny(resolved, excluded) {
 		return "", &WorkspaceError{Msg: i18n.MsgWorkspaceOutsideRoots}
 	}
 	fi, err := os.Stat(resolved)
@@ -74,6 +77,27 @@ func within(p, root string) bool {
 		root += string(filepath.Separator)
 	}
 	return strings.HasPrefix(p, root)
+}
+
+// insideAny reports whether p is at or below one of dirs, each resolved
+// like a workspace (it need not exist yet). A dir that cannot be resolved
+// is compared as written.
+func insideAny(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(d); err == nil {
+			d = abs
+		}
+		if r, err := realpath(d); err == nil {
+			d = r
+		}
+		if within(p, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // missing reports errors that mean "this path does not exist".

@@ -219,3 +219,39 @@ func TestRootCreatedAfterStart(t *testing.T) {
 		t.Fatalf("roots = %v", got)
 	}
 }
+
+// TestResolveWorkspaceRefusesTheStateDirectory: with a root that holds the
+// state directory, a cwd in it or below it (directly or through a
+// symlink) is refused (issue 15 finding 10); its siblings are not.
+func TestResolveWorkspaceRefusesTheStateDirectory(t *testing.T) {
+	root := t.TempDir()
+	stateDir := filepath.Join(root, "state")
+	if err := os.MkdirAll(filepath.Join(stateDir, "threads"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "link")
+	if err := os.Symlink(filepath.Join(stateDir, "threads"), link); err != nil {
+		t.Fatal(err)
+	}
+	roots := AllowedRoots([]string{root})
+	for _, cwd := range []string{stateDir, filepath.Join(stateDir, "threads"), filepath.Join(stateDir, "threads", "new"), link, root + "/ws/../state"} {
+		_, err := ResolveWorkspace(cwd, roots, stateDir)
+		var we *WorkspaceError
+		if !errors.As(err, &we) || we.Msg != i18n.MsgWorkspaceOutsideRoots {
+			t.Errorf("%s: %v", cwd, err)
+		}
+	}
+	// A state directory given through a symlink is resolved too.
+	stateLink := filepath.Join(root, "state-link")
+	if err := os.Symlink(stateDir, stateLink); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ResolveWorkspace(filepath.Join(stateDir, "x"), roots, stateLink); err == nil {
+		t.Error("state directory named through a symlink: accepted")
+	}
+	for _, cwd := range []string{filepath.Join(root, "ws"), filepath.Join(root, "state-other")} {
+		if _, err := ResolveWorkspace(cwd, roots, stateDir); err != nil {
+			t.Errorf("%s: %v", cwd, err)
+		}
+	}
+}

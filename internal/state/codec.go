@@ -101,6 +101,20 @@ func decodeThread(data []byte, threadID string) (*Thread, error) {
 			t.RunDigests[k] = s
 		}
 	}
+	// runOrder is ours and optional: the original neither writes nor
+	// reads it; entries it does not name count as the oldest runs.
+	if order, ok := doc["runOrder"].([]any); ok {
+		for _, v := range order {
+			if s, ok := v.(string); ok && s != "" {
+				t.RunOrder = append(t.RunOrder, s)
+			}
+		}
+	}
+	t.RunOrder = t.runOrder()
+	for len(t.RunOrder) > MaxRunDigests {
+		delete(t.RunDigests, t.RunOrder[0])
+		t.RunOrder = t.RunOrder[1:]
+	}
 	t.TerminalExecutionIDs = make([]string, 0, len(terminal))
 	for _, v := range terminal {
 		if s, ok := v.(string); ok && s != "" {

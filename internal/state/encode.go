@@ -26,6 +26,7 @@ type wireThread struct {
 	Execution            wireExecution     `json:"execution"`
 	IacCodeSessionID     *string           `json:"iacCodeSessionId"`
 	RunDigests           map[string]string `json:"runDigests"`
+	RunOrder             []string          `json:"runOrder"`
 	SchemaVersion        int               `json:"schemaVersion"`
 	TerminalExecutionIDs []string          `json:"terminalExecutionIds"`
 	ThreadID             string            `json:"threadId"`
@@ -91,6 +92,12 @@ func encodeThread(t *Thread) ([]byte, error) {
 			w.RunDigests[k] = v
 		}
 	}
+	w.RunOrder = []string{}
+	for _, id := range t.runOrder() {
+		if _, ok := w.RunDigests[id]; ok {
+			w.RunOrder = append(w.RunOrder, id)
+		}
+	}
 	for _, id := range t.TerminalExecutionIDs {
 		if id != "" {
 			w.TerminalExecutionIDs = append(w.TerminalExecutionIDs, id)
@@ -107,6 +114,10 @@ func encodeThread(t *Thread) ([]byte, error) {
 	if err := enc.Encode(&w); err != nil {
 		// For example NaN or an unsupported type inside a pending value.
 		return nil, fmt.Errorf("%w: %s", ErrInvalidDocument, err.Error())
+	}
+	if buf.Len() > maxDocumentSize {
+		// Load would refuse it and make the thread unavailable for good.
+		return nil, fmt.Errorf("%w: document exceeds %d bytes", ErrInvalidDocument, maxDocumentSize)
 	}
 	return buf.Bytes(), nil
 }

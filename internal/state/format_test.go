@@ -11,7 +11,8 @@ import (
 
 // expectedSample is the document below as Python's
 // json.dumps(indent=2, sort_keys=True, ensure_ascii=False) + "\n" writes it
-// (generated once with the original's serialiser settings).
+// (generated once with the original's serialiser settings), plus our
+// runOrder (protocol.md §6), which the original ignores.
 const expectedSample = `{
   "appliedResumeDigests": [
     {
@@ -64,6 +65,10 @@ const expectedSample = `{
     "run-1": "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc",
     "run-2": "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
   },
+  "runOrder": [
+    "run-1",
+    "run-2"
+  ],
   "schemaVersion": 1,
   "terminalExecutionIds": [
     "exec-a",
@@ -157,7 +162,8 @@ func TestOriginalFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Byte-equal to the original's serialisation, including "weight": 1.0.
+	// Byte-equal to the original's serialisation, including "weight": 1.0,
+	// plus our runOrder.
 	if !bytes.Equal(got, want) {
 		t.Fatalf("re-saved:\n%s\nwant:\n%s", got, want)
 	}

@@ -17,16 +17,19 @@ const SchemaVersion = 1
 // Absent optional identities are nil pointers and are written as JSON null,
 // as the original does.
 type Thread struct {
-	SchemaVersion        int               `json:"schemaVersion"`
-	ThreadID             string            `json:"threadId"`
-	ContextID            string            `json:"contextId"`
-	CWD                  string            `json:"cwd"`
-	UserID               *string           `json:"userId"`
-	IacCodeSessionID     *string           `json:"iacCodeSessionId"`
-	Execution            Execution         `json:"execution"`
-	RunDigests           map[string]string `json:"runDigests"`
-	AppliedResumeDigests []AppliedDigest   `json:"appliedResumeDigests"`
-	TerminalExecutionIDs []string          `json:"terminalExecutionIds"`
+	SchemaVersion    int               `json:"schemaVersion"`
+	ThreadID         string            `json:"threadId"`
+	ContextID        string            `json:"contextId"`
+	CWD              string            `json:"cwd"`
+	UserID           *string           `json:"userId"`
+	IacCodeSessionID *string           `json:"iacCodeSessionId"`
+	Execution        Execution         `json:"execution"`
+	RunDigests       map[string]string `json:"runDigests"`
+	// RunOrder lists the run ids of RunDigests oldest first (Ours, §6):
+	// it decides which runs RecordRun forgets.
+	RunOrder             []string        `json:"runOrder"`
+	AppliedResumeDigests []AppliedDigest `json:"appliedResumeDigests"`
+	TerminalExecutionIDs []string        `json:"terminalExecutionIds"`
 }
 
 // Execution is the thread's current execution and its pipeline cursor.
@@ -80,6 +83,7 @@ func NewThread(threadID, cwd string, userID *string, executionID, rosInvocationI
 			Pending:             map[string]Pending{},
 		},
 		RunDigests:           map[string]string{},
+		RunOrder:             []string{},
 		AppliedResumeDigests: []AppliedDigest{},
 		TerminalExecutionIDs: []string{},
 	}
@@ -110,6 +114,7 @@ func (t *Thread) Clone() *Thread {
 			c.RunDigests[k] = v
 		}
 	}
+	c.RunOrder = slices.Clone(t.RunOrder)
 	c.AppliedResumeDigests = slices.Clone(t.AppliedResumeDigests)
 	c.TerminalExecutionIDs = slices.Clone(t.TerminalExecutionIDs)
 	return &c

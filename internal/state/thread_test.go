@@ -20,7 +20,7 @@ func sampleThread(threadID string) *Thread {
 		Value:    map[string]any{"inputId": "perm-1", "kind": "permission", "options": []any{map[string]any{"id": "allow"}}},
 		Sideband: true,
 	}
-	t.RunDigests["run-1"] = hex64('b')
+	t.RecordRun("run-1", hex64('b'))
 	t.AddApplied("exec-0", "perm-0", hex64('c'))
 	t.TerminalExecutionIDs = []string{"exec-0"}
 	return t

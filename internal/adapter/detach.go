@@ -1,0 +1,63 @@
+package adapter
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
+	"github.com/iac-code-agui/iac-code-agui/internal/mapper"
+)
+
+// orphanGrace bounds how long a new turn keeps reading its A2A stream after
+// the client left, waiting for the task id it must cancel.
+const orphanGrace = 10 * time.Second
+
+// detachUntilTask returns the context for a new turn's A2A stream and a
+// wrapper for that stream. A client that leaves before the first frame
+// named the task would otherwise abort the stream with nobody knowing
+// which task to cancel: the task stays parked upstream and every later
+// turn of the thread fails with "Task is already working." (protocol.md
+// §9.1). So the stream outlives the client until a frame names the task
+// (the run then binds it and cancels it as for any disconnect) or until
+// orphanGrace passes. stop must be called when the stream is done.
+func detachUntilTask(ctx context.Context) (up context.Context, wrap func(Stream) Stream, stop func()) {
+	up, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	known := make(chan struct{})
+	var once sync.Once
+	seen := func() { once.Do(func() { close(known) }) }
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-up.Done():
+			return
+		}
+		timer := time.NewTimer(orphanGrace)
+		defer timer.Stop()
+		select {
+		case <-known:
+		case <-timer.C:
+		case <-up.Done():
+			return
+		}
+		cancel()
+	}()
+	wrap = func(s Stream) Stream { return &taskWatch{Stream: s, seen: seen} }
+	return up, wrap, cancel
+}
+
+// taskWatch reports the first event that names a task.
+type taskWatch struct {
+	Stream
+	seen func()
+}
+
+func (w *taskWatch) Next() (*a2a.Event, error) {
+	ev, err := w.Stream.Next()
+	if err == nil {
+		if task, _, _ := mapper.Identity(ev); task != "" {
+			w.seen()
+		}
+	}
+	return ev, err
+}
