@@ -102,20 +102,12 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	}
 	defer closeStore()
 	m := metrics.New()
-	store := state.NewFileStore(cfg.StateDir)
-	// Temporary files of a process killed mid-write (protocol.md §8.5).
-	if n, err := store.RemoveStaleTemps(state.StaleTempAge); err != nil {
-		logger.Warn("Could not remove leftover temporary state files", "error", err)
-	} else if n > 0 {
-		logger.Info("Removed leftover temporary state files", "count", n)
-	}
 	ad := adapter.New(adapter.Options{
 		Store:        store,
 		Upstream:     adapter.A2A(a2a.New(up.url, up.token)),
 		AllowedRoots: request.AllowedRoots(cfg.AllowedCWDs),
 		Logger:       logger,
 		Observer:     m,
-
 		// A workspace in the state directory would let the agent write
 		// thread files (protocol.md §3.4).
 		ExcludedWorkspaces: []string{cfg.StateDir},

@@ -23,7 +23,14 @@ const storePingTimeout = 5 * time.Second
 // nothing falls back to files.
 func openStore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (state.Store, redis.UniversalClient, func(), error) {
 	if cfg.StateStore == "" || cfg.StateStore == config.StateStoreFile {
-		return state.NewFileStore(cfg.StateDir), nil, func() {}, nil
+		fs := state.NewFileStore(cfg.StateDir)
+		// Temporary files of a process killed mid-write (protocol.md §8.5).
+		if n, err := fs.RemoveStaleTemps(state.StaleTempAge); err != nil {
+			logger.Warn("Could not remove leftover temporary state files", "error", err)
+		} else if n > 0 {
+			logger.Info("Removed leftover temporary state files", "count", n)
+		}
+		return fs, nil, func() {}, nil
 	}
 	c, err := redisstore.Open(cfg.StateStore, cfg.RedisPassword)
 	if err != nil {
