@@ -26,6 +26,8 @@ type Options struct {
 	// Observer receives run, admission and state-write facts for metrics;
 	// nil means none.
 	Observer Observer
+	// CopilotKitCompat turns on --compat copilotkit (compat.go).
+	CopilotKitCompat bool
 }
 
 // DefaultMaxCachedThreads is the default bound of the thread cache. The
@@ -42,6 +44,7 @@ type Adapter struct {
 	log    *slog.Logger
 	now    func() time.Time
 	obs    Observer
+	compat compat
 
 	mu        sync.Mutex // guards threads and lastActivity
 	threads   map[string]*thread
@@ -65,6 +68,9 @@ type thread struct {
 	doc       *state.Thread  // nil until the thread's first admission
 	rev       state.Revision // the stored revision doc was loaded or saved at
 	activeRun string         // in memory only: a restart clears it (protocol.md §6)
+	// interruptRun is the run whose interrupt outcome announced the
+	// pending interrupts (compat.go); in memory only, like activeRun.
+	interruptRun string
 
 	// pins counts the operations holding the entry (a run, a cancel); it
 	// is guarded by Adapter.mu. A pinned entry is never evicted, so there
@@ -94,6 +100,7 @@ func New(o Options) *Adapter {
 		log:          o.Logger,
 		now:          o.Now,
 		obs:          o.Observer,
+		compat:       compat{copilotKit: o.CopilotKitCompat},
 		threads:      make(map[string]*thread),
 		maxCached:    o.MaxCachedThreads,
 		lastActivity: o.Now(),

@@ -90,29 +90,36 @@ func printError(w io.Writer, lang i18n.Lang, err error) {
 // serve starts the upstream, the adapter and the HTTP server, and blocks
 // until ctx is cancelled or the idle monitor stops the server.
 func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, logger *slog.Logger) error {
+	// The port first: a busy port must not cost a child process start.
+	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
+	ln, err := listen(addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
 	up, err := startUpstream(ctx, cfg, getenv, logger)
 	if err != nil {
 		return err
 	}
 	defer up.stop()
+	stateDir := cfg.StateDir
+	if up.kind == "embedded" && cfg.StateDirDefault {
+		stateDir = demoStateDir()
+	}
 	m := metrics.New()
 	ad := adapter.New(adapter.Options{
-		Store:        state.NewFileStore(cfg.StateDir),
-		Upstream:     adapter.A2A(a2a.New(up.url, up.token)),
-		AllowedRoots: request.AllowedRoots(cfg.AllowedCWDs),
-		Logger:       logger,
-		Observer:     m,
+		Store:            state.NewFileStore(stateDir),
+		Upstream:         adapter.A2A(a2a.New(up.url, up.token)),
+		AllowedRoots:     request.AllowedRoots(cfg.AllowedCWDs),
+		Logger:           logger,
+		Observer:         m,
+		CopilotKitCompat: cfg.Compat == config.CompatCopilotKit,
 	})
 	bi := buildinfo.Get()
 	h := server.New(server.Options{Adapter: ad, AuthToken: cfg.AuthToken, Version: bi.Version, Logger: logger, Metrics: m})
-	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
 	srv := server.NewHTTPServer(addr, h, server.Timeouts{})
 	logger.Info("AG-UI adapter listening", "url", "http://"+ln.Addr().String()+"/", "a2a", up.url, "upstream", up.kind,
-		"stateDir", cfg.StateDir, "version", bi.Version, "commit", bi.Commit, "auth", cfg.AuthToken != "")
+		"stateDir", stateDir, "compat", cfg.Compat, "version", bi.Version, "commit", bi.Commit, "auth", cfg.AuthToken != "")
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if cfg.IdleShutdown > 0 {
@@ -160,7 +167,7 @@ func watchIdle(ctx context.Context, stop context.CancelFunc, ad *adapter.Adapter
 func runDemoAgent(args []string, getenv func(string) string, stdout, stderr io.Writer, lang i18n.Lang) int {
 	host, port, token, err := config.LoadDemoAgent(args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, config.Usage())
+		fmt.Fprint(stdout, config.DemoAgentUsage())
 		return 0
 	}
 	if err != nil {

@@ -34,13 +34,19 @@ type Config struct {
 	// entries dropped; nil when neither variable is set (non-empty).
 	AllowedCWDs []string
 	ConfigPath  string // the --config path after "~" expansion, or ""
+	// StateDirDefault reports that no source named the state directory, so
+	// StateDir is the default (the caller may keep a demo's state apart).
+	StateDirDefault bool
+	// Compat names the client compatibility mode: "" (none, the protocol
+	// as written) or CompatCopilotKit (compat.go).
+	Compat string
 }
 
 // flagValues are the raw command-line values; set records which flags were
 // given explicitly (flag.Visit), which is what the precedence rule needs.
 type flagValues struct {
 	config, host, port, a2aURL, stateDir, idle string
-	logFormat                                  string
+	logFormat, compat                          string
 	debug, logStdout, version                  bool
 	set                                        map[string]bool
 }
@@ -75,6 +81,7 @@ func parseFlags(args []string) (*flagValues, error) {
 	fs.BoolVar(&fv.debug, "debug", false, "")
 	fs.BoolVar(&fv.debug, "d", false, "")
 	fs.StringVar(&fv.logFormat, "log-format", LogFormatText, "")
+	fs.StringVar(&fv.compat, "compat", "", "")
 	fs.BoolVar(&fv.version, "version", false, "")
 	// --log-stdout and --no-log-stdout share one value; the last one given
 	// wins, as with Click's on/off flag pair.
@@ -138,7 +145,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 	}
 	steps := []func(*Config, *flagValues, yamlFile, func(string) string) error{
 		resolveHost, resolvePort, resolveA2AURL, resolveStateDir, resolveIdle,
-		resolveBools, resolveLogFormat, resolveTokens,
+		resolveBools, resolveLogFormat, resolveTokens, resolveCompat,
 	}
 	for _, step := range steps {
 		if err := step(cfg, fv, y, getenv); err != nil {

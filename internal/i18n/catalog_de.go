@@ -15,6 +15,8 @@ var de = map[string]string{
 	MsgA2AExitedDuringStartup: "Der lokale A2A-Prozess wurde während des Starts beendet (Exit-Code %d).",
 	MsgA2ANotReady:            "Der lokale A2A-Prozess war nicht rechtzeitig bereit.",
 	MsgLogFormatInvalid:       "--log-format muss text oder json sein.",
+	MsgCompatInvalid:          "--compat muss copilotkit oder none sein.",
+	MsgPortInUse:              "Die Adresse %s wird bereits verwendet; wählen Sie mit --port (oder IAC_CODE_AGUI_PORT) einen anderen Port.",
 
 	MsgUnauthorized:              "Ein gültiges Bearer-Token ist erforderlich.",
 	MsgUnsupportedMediaType:      "Content-Type muss application/json sein.",

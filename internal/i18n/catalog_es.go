@@ -15,6 +15,8 @@ var es = map[string]string{
 	MsgA2AExitedDuringStartup: "El proceso A2A local terminó durante el inicio (código de salida %d).",
 	MsgA2ANotReady:            "El proceso A2A local no estuvo listo a tiempo.",
 	MsgLogFormatInvalid:       "--log-format debe ser text o json.",
+	MsgCompatInvalid:          "--compat debe ser copilotkit o none.",
+	MsgPortInUse:              "La dirección %s ya está en uso; elija otro puerto con --port (o IAC_CODE_AGUI_PORT).",
 
 	MsgUnauthorized:              "Se requiere un token bearer válido.",
 	MsgUnsupportedMediaType:      "Content-Type debe ser application/json.",

@@ -15,6 +15,8 @@ var fr = map[string]string{
 	MsgA2AExitedDuringStartup: "Le processus A2A local s'est arrêté pendant le démarrage (code de sortie %d).",
 	MsgA2ANotReady:            "Le processus A2A local n'a pas été prêt à temps.",
 	MsgLogFormatInvalid:       "--log-format doit valoir text ou json.",
+	MsgCompatInvalid:          "--compat doit valoir copilotkit ou none.",
+	MsgPortInUse:              "L’adresse %s est déjà utilisée ; choisissez un autre port avec --port (ou IAC_CODE_AGUI_PORT).",
 
 	MsgUnauthorized:              "Un jeton bearer valide est requis.",
 	MsgUnsupportedMediaType:      "Content-Type doit être application/json.",

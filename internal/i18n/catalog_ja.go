@@ -15,6 +15,8 @@ var ja = map[string]string{
 	MsgA2AExitedDuringStartup: "ローカルの A2A プロセスが起動中に終了しました (終了コード %d)。",
 	MsgA2ANotReady:            "ローカルの A2A プロセスが時間内に準備完了になりませんでした。",
 	MsgLogFormatInvalid:       "--log-format は text または json である必要があります。",
+	MsgCompatInvalid:          "--compat は copilotkit または none である必要があります。",
+	MsgPortInUse:              "アドレス %s は既に使用されています。--port(または IAC_CODE_AGUI_PORT)で別のポートを指定してください。",
 
 	MsgUnauthorized:              "有効な Bearer トークンが必要です。",
 	MsgUnsupportedMediaType:      "Content-Type は application/json である必要があります。",

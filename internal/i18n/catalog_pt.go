@@ -15,6 +15,8 @@ var pt = map[string]string{
 	MsgA2AExitedDuringStartup: "O processo A2A local foi encerrado durante a inicialização (código de saída %d).",
 	MsgA2ANotReady:            "O processo A2A local não ficou pronto a tempo.",
 	MsgLogFormatInvalid:       "--log-format deve ser text ou json.",
+	MsgCompatInvalid:          "--compat deve ser copilotkit ou none.",
+	MsgPortInUse:              "O endereço %s já está em uso; escolha outra porta com --port (ou IAC_CODE_AGUI_PORT).",
 
 	MsgUnauthorized:              "É necessário um token bearer válido.",
 	MsgUnsupportedMediaType:      "Content-Type deve ser application/json.",

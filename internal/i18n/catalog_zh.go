@@ -15,6 +15,8 @@ var zh = map[string]string{
 	MsgA2AExitedDuringStartup: "本地 A2A 进程在启动期间退出（退出码 %d）。",
 	MsgA2ANotReady:            "本地 A2A 进程未能在规定时间内就绪。",
 	MsgLogFormatInvalid:       "--log-format 必须是 text 或 json。",
+	MsgCompatInvalid:          "--compat 必须是 copilotkit 或 none。",
+	MsgPortInUse:              "地址 %s 已被占用;请使用 --port(或 IAC_CODE_AGUI_PORT)选择其他端口。",
 
 	MsgUnauthorized:              "需要有效的 Bearer 令牌。",
 	MsgUnsupportedMediaType:      "Content-Type 必须为 application/json。",

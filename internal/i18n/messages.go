@@ -20,6 +20,10 @@ const (
 	MsgA2ANotReady            = "The local A2A process did not become ready in time."
 	// MsgLogFormatInvalid is not in the original, which has no --log-format.
 	MsgLogFormatInvalid = "--log-format must be text or json."
+	// MsgCompatInvalid and MsgPortInUse are ours (--compat; the hint for a
+	// busy port). MsgPortInUse's %s is the host:port that is taken.
+	MsgCompatInvalid = "--compat must be copilotkit or none."
+	MsgPortInUse     = "The address %s is already in use; choose another port with --port (or IAC_CODE_AGUI_PORT)."
 )
 
 // HTTP errors before the stream starts (protocol.md §2.3–§2.6).
@@ -128,6 +132,7 @@ var messages = []string{
 	MsgPortRange, MsgStateDirNotString, MsgIdleShutdownInvalid, MsgA2AURLNotString,
 	MsgAuthTokenNotString, MsgA2ATokenNotString, MsgConfigNotMapping, MsgConfigLoad,
 	MsgA2AURLNotLoopback, MsgA2AExitedDuringStartup, MsgA2ANotReady, MsgLogFormatInvalid,
+	MsgCompatInvalid, MsgPortInUse,
 
 	MsgUnauthorized, MsgUnsupportedMediaType, MsgRequestTooLarge, MsgInvalidJSON,
 	MsgInputNotObject, MsgInvalidEnvelope, MsgInvalidForwardedProps, MsgStateUnavailable,

@@ -50,6 +50,8 @@ type envOptions struct {
 	maxCached int
 	// bodyTimeout is the handler's body deadline (0: the default).
 	bodyTimeout time.Duration
+	// copilotKit turns on --compat copilotkit.
+	copilotKit bool
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -87,6 +89,7 @@ func (e *env) serve(t *testing.T) {
 		Upstream:         adapter.A2A(a2a.New(e.agentURL, "upstream-token")),
 		AllowedRoots:     request.AllowedRoots([]string{e.Root}),
 		MaxCachedThreads: e.opts.maxCached,
+		CopilotKitCompat: e.opts.copilotKit,
 	})
 	h := server.New(server.Options{Adapter: ad, AuthToken: e.opts.authToken, Version: "test", Heartbeat: e.opts.heartbeat, Metrics: e.Metrics, BodyTimeout: e.opts.bodyTimeout})
 	srv := httptest.NewServer(h)
