@@ -164,3 +164,27 @@ func TestCopilotKitCompat(t *testing.T) {
 		}
 	})
 }
+
+// TestRepeatedCancelIsAlreadyApplied: a cancelled question ends the run with
+// CANCELLED; the same cancellation sent again (a client retry with a new
+// run id) is told RESUME_ALREADY_APPLIED, the truth, not EXECUTION_LOST
+// (docs/decisions.md).
+func TestRepeatedCancelIsAlreadyApplied(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	const th = "thread-rc"
+	pipeline := map[string]any{"runMode": "pipeline"}
+	its := interrupts(t, post(t, e.URL, e.body(th, "run-1", "Plan a deployment and ask me a question", pipeline), nil))
+	cancel := map[string]any{"interruptId": its[0]["id"], "status": "cancelled"}
+	for i, want := range []string{"CANCELLED", "RESUME_ALREADY_APPLIED"} {
+		b := resumeBody(e, th, "run-c"+randSuffix(), cancel)
+		b["forwardedProps"].(map[string]any)["iacCode"].(map[string]any)["runMode"] = "pipeline"
+		fin := last(post(t, e.URL, b, nil).Events)
+		if fin["type"] != "RUN_ERROR" || fin["code"] != want {
+			t.Fatalf("cancel #%d: %v; want RUN_ERROR %s", i+1, fin, want)
+		}
+	}
+	// The thread takes a new message afterwards.
+	if fin := last(post(t, e.URL, e.body(th, "run-2", "Create a VPC template", nil), nil).Events); fin["type"] != "RUN_FINISHED" {
+		t.Fatalf("new message after the cancel: %v", fin)
+	}
+}
