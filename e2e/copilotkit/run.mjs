@@ -201,9 +201,14 @@ const scenarios = {
     expect(tab.agent.pendingInterrupts.length === 1, "the client cleared its interrupts itself");
     const stuck = await tab.send("Create a VPC template");
     expect(!stuck.terminal && stuck.errors.some((e) => /pending interrupt/.test(e.message)), `want the client-side refusal, got ${describe(stuck)}`);
-    // ... and the recipe's remedy (docs/copilotkit.md) unsticks the thread.
-    tab.agent.pendingInterrupts = [];
-    const r = await tab.send("Create a VPC template", iacCode());
+    // ... and the recipe's remedy (docs/copilotkit.md) keeps a thread usable.
+    const fixed = await client("compat", { props: iacCode({ runMode: "pipeline" }) });
+    fixed.agent.subscribe({ onRunErrorEvent: () => { fixed.agent.pendingInterrupts = []; } });
+    const fixedUI = interruptClient(fixed);
+    expect(isInterrupt(await fixed.send("Plan a deployment and ask me a question")), "no question");
+    const c2 = await fixedUI.cancel();
+    expect(c2.terminal?.code === "CANCELLED", `cancel: ${describe(c2)}`);
+    const r = await fixed.send("Create a VPC template", iacCode());
     expect(isSuccess(r), `new message after the remedy: ${describe(r)}`);
   },
 
