@@ -31,6 +31,8 @@ type Options struct {
 	// ExcludedWorkspaces are directories no workspace may be in or below:
 	// the state directory (protocol.md §3.4).
 	ExcludedWorkspaces []string
+	// CopilotKitCompat turns on --compat copilotkit (compat.go).
+	CopilotKitCompat bool
 }
 
 // DefaultMaxCachedThreads is the default bound of the thread cache. The
@@ -47,6 +49,7 @@ type Adapter struct {
 	log    *slog.Logger
 	now    func() time.Time
 	obs    Observer
+	compat compat
 
 	mu        sync.Mutex // guards threads and lastActivity
 	threads   map[string]*thread
@@ -72,6 +75,9 @@ type thread struct {
 	doc       *state.Thread  // nil until the thread's first admission
 	rev       state.Revision // the stored revision doc was loaded or saved at
 	activeRun string         // in memory only: a restart clears it (protocol.md §6)
+	// interruptRun is the run whose interrupt outcome announced the
+	// pending interrupts (compat.go); in memory only, like activeRun.
+	interruptRun string
 
 	// pins counts the operations holding the entry (a run, a cancel); it
 	// is guarded by Adapter.mu. A pinned entry is never evicted, so there
@@ -101,6 +107,7 @@ func New(o Options) *Adapter {
 		log:          o.Logger,
 		now:          o.Now,
 		obs:          o.Observer,
+		compat:       compat{copilotKit: o.CopilotKitCompat},
 		threads:      make(map[string]*thread),
 		maxCached:    o.MaxCachedThreads,
 		lastActivity: o.Now(),

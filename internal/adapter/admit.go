@@ -58,16 +58,16 @@ func (a *Adapter) admit(ctx context.Context, req Request) (*Run, error) {
 	in := req.Input
 	ic, err := request.ParseForwardedProps(in.ForwardedProps)
 	if err != nil {
-		return nil, errInvalidForwarded
+		a.reqLog(ctx).Debug("forwardedProps refused", "threadId", in.ThreadID, "reason", err.Error())
+		return nil, forwardedRefusal(err)
 	}
 	cwd, err := request.ResolveWorkspace(ic.CWD, a.roots, a.excluded...)
 	if err != nil {
 		a.reqLog(ctx).Debug("workspace refused", "threadId", in.ThreadID, "reason", err.Error())
-		return nil, errInvalidForwarded
+		return nil, workspaceRefusal(err)
 	}
-	if len(in.Tools) > 0 {
-		a.reqLog(ctx).Debug("client tools refused", "threadId", in.ThreadID, "reason", i18n.MsgToolsNotSupported)
-		return nil, errInvalidForwarded
+	if err := a.toolsRefusal(ctx, in); err != nil {
+		return nil, err
 	}
 	digest, err := request.Digest(req.Body)
 	if err != nil {
@@ -111,11 +111,9 @@ func (a *Adapter) admitLocked(ctx context.Context, run *Run, digest string) erro
 		if fresh {
 			doc = state.NewThread(in.ThreadID, run.cwd, ic.UserID, uuid.NewString(), ic.RosInvocationID)
 		}
-		if prev, ok := doc.RunDigests[in.RunID]; ok {
-			if prev == digest {
-				return nil, errDuplicateRunID
-			}
-			return nil, errRunIDConflict
+		key, err := a.runIDKey(t, doc, run, digest)
+		if err != nil {
+			return nil, err
 		}
 		if busy {
 			return nil, errThreadBusy
@@ -127,11 +125,11 @@ func (a *Adapter) admitLocked(ctx context.Context, run *Run, digest string) erro
 		case run.resume && doc.Execution.RosInvocationID != ic.RosInvocationID:
 			return nil, errResumeMismatch
 		case !run.resume && len(doc.Execution.Pending) > 0:
-			return nil, errResumeRequired
+			return nil, errResumeRequired.with(&Details{Pending: pendingInterrupts(doc)})
 		case !run.resume && !fresh:
 			rotate(doc, ic.RosInvocationID)
 		}
-		doc.RecordRun(in.RunID, digest)
+		doc.RecordRun(key, digest)
 		return doc, nil
 	})
 	if err != nil {

@@ -24,7 +24,7 @@ func (rs *runState) apply(ctx context.Context, answers []answer, taskID, context
 		case isPermission(a.pending):
 			perms = append(perms, a)
 		case a.entry.Status == agui.ResumeCancelled && kindOf(a.pending) != projection.KindCloudResourceSelection:
-			return rs.cancelByAnswer(ctx)
+			return rs.cancelByAnswer(ctx, a)
 		default:
 			texts = append(texts, a)
 		}
@@ -179,9 +179,19 @@ func (rs *runState) commitAnswer(ctx context.Context, a answer, label string) er
 }
 
 // cancelByAnswer handles a cancelled question or selection: the task is
-// cancelled and the run ends with CANCELLED (§5.8).
-func (rs *runState) cancelByAnswer(ctx context.Context) error {
-	rs.abandon(ctx)
+// cancelled and the run ends with CANCELLED (§5.8). The cancelled answer
+// is recorded as applied with the execution's end, so that its replay is
+// told RESUME_ALREADY_APPLIED (§5.10) rather than EXECUTION_LOST
+// (docs/decisions.md).
+func (rs *runState) cancelByAnswer(ctx context.Context, a answer) error {
+	rs.cancelTask(ctx)
+	rs.r.a.updateBestEffort(ctx, rs.r.t, rs.r.log, func(doc *state.Thread) (*state.Thread, error) {
+		if doc == nil {
+			return nil, errNoChange
+		}
+		doc.AddApplied(doc.Execution.ExecutionID, a.entry.InterruptID, a.digest)
+		return endExecution(doc)
+	})
 	return runErr(CodeCancelled, i18n.MsgCancelledByInterruptResponse)
 }
 

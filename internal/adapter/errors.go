@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/iac-code-agui/iac-code-agui/internal/agui"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
@@ -14,6 +15,25 @@ type Error struct {
 	Code   string
 	Msg    string
 	Status int
+	// Details, ours, sent next to code and message before the stream
+	// (protocol.md §2.4); nil for most errors.
+	Details *Details
+}
+
+// Details locate a refusal: Field is a JSON pointer into the request and
+// Reason a short English rule (validation errors); Pending lists the
+// thread's pending interrupts (RESUME_REQUIRED).
+type Details struct {
+	Field   string
+	Reason  string
+	Pending []agui.Interrupt
+}
+
+// with returns a copy of e carrying d; the shared error values stay bare.
+func (e *Error) with(d *Details) *Error {
+	c := *e
+	c.Details = d
+	return &c
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Msg }
@@ -59,6 +79,7 @@ var (
 	errResumeRequired    = newErr(http.StatusConflict, CodeResumeRequired, i18n.MsgResumeRequired)
 	errInvalidForwarded  = newErr(http.StatusBadRequest, CodeInvalidInput, i18n.MsgInvalidForwardedProps)
 	errExecutionNotFound = newErr(http.StatusNotFound, CodeExecutionNotFound, i18n.MsgExecutionNotFound)
+	errToolsNotSupported = newErr(http.StatusBadRequest, CodeInvalidInput, i18n.MsgToolsNotSupported)
 )
 
 // asError extracts an *Error from err.

@@ -231,8 +231,9 @@ type fixture struct {
 }
 
 type fixtureOptions struct {
-	store     state.Store
-	maxCached int
+	store      state.Store
+	maxCached  int
+	copilotKit bool
 }
 
 func newFixture(t *testing.T, up *scripted, o fixtureOptions) *fixture {
@@ -244,7 +245,7 @@ func newFixture(t *testing.T, up *scripted, o fixtureOptions) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := adapter.New(adapter.Options{Store: o.store, Upstream: up, AllowedRoots: request.AllowedRoots([]string{root}), MaxCachedThreads: o.maxCached})
+	a := adapter.New(adapter.Options{Store: o.store, Upstream: up, AllowedRoots: request.AllowedRoots([]string{root}), MaxCachedThreads: o.maxCached, CopilotKitCompat: o.copilotKit})
 	return &fixture{a: a, up: up, store: o.store, root: root}
 }
 

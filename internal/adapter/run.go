@@ -335,6 +335,7 @@ func (r *Run) settle(ctx context.Context, rs *runState) {
 	}
 	t.mu.Lock()
 	t.activeRun = ""
+	t.noteInterruptRun(r.in.RunID, rs.paused)
 	t.mu.Unlock()
 	r.a.touch()
 }

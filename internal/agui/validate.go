@@ -17,7 +17,7 @@ var ErrInvalidEnvelope = errors.New("agui: invalid AG-UI RunAgentInput envelope"
 type object map[string]json.RawMessage
 
 func invalid(path, rule string) error {
-	return fmt.Errorf("%w: %s: %s", ErrInvalidEnvelope, path, rule)
+	return &FieldError{Path: path, Reason: rule}
 }
 
 // kind returns the first byte of a JSON value ('"', '{', '[', 'n', 't',

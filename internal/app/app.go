@@ -91,11 +91,22 @@ func printError(w io.Writer, lang i18n.Lang, err error) {
 // serve starts the upstream, the adapter and the HTTP server, and blocks
 // until ctx is cancelled or the idle monitor stops the server.
 func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, logger *slog.Logger) error {
+	// The port first: a busy port must not cost a child process start.
+	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
+	ln, err := listen(addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
 	up, err := startUpstream(ctx, cfg, getenv, logger)
 	if err != nil {
 		return err
 	}
 	defer up.stop()
+	if up.kind == "embedded" && cfg.StateDirDefault {
+		// The demo's threads stay out of a user's real iac-code folder.
+		cfg.StateDir = demoStateDir()
+	}
 	store, rc, closeStore, err := openStore(ctx, cfg, logger)
 	if err != nil {
 		return err
@@ -111,6 +122,7 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		// A workspace in the state directory would let the agent write
 		// thread files (protocol.md §3.4).
 		ExcludedWorkspaces: []string{cfg.StateDir},
+		CopilotKitCompat:   cfg.Compat == config.CompatCopilotKit,
 	})
 	bi := buildinfo.Get()
 	opts := server.Options{Adapter: ad, AuthToken: cfg.AuthToken, Version: bi.Version, Logger: logger, Metrics: m}
@@ -118,14 +130,9 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		opts.Cluster = cl
 	}
 	h := server.New(opts)
-	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
 	srv := server.NewHTTPServer(addr, h, server.Timeouts{})
 	logger.Info("AG-UI adapter listening", "url", "http://"+ln.Addr().String()+"/", "a2a", up.url, "upstream", up.kind,
-		"stateStore", storeKind(cfg), "stateDir", cfg.StateDir, "version", bi.Version, "commit", bi.Commit, "auth", cfg.AuthToken != "")
+		"stateStore", storeKind(cfg), "stateDir", cfg.StateDir, "compat", cfg.Compat, "version", bi.Version, "commit", bi.Commit, "auth", cfg.AuthToken != "")
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if cfg.IdleShutdown > 0 {
@@ -173,7 +180,7 @@ func watchIdle(ctx context.Context, stop context.CancelFunc, ad *adapter.Adapter
 func runDemoAgent(args []string, getenv func(string) string, stdout, stderr io.Writer, lang i18n.Lang) int {
 	host, port, token, err := config.LoadDemoAgent(args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, config.Usage())
+		fmt.Fprint(stdout, config.DemoAgentUsage())
 		return 0
 	}
 	if err != nil {

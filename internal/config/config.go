@@ -45,13 +45,19 @@ type Config struct {
 	// entries dropped; nil when neither variable is set (non-empty).
 	AllowedCWDs []string
 	ConfigPath  string // the --config path after "~" expansion, or ""
+	// StateDirDefault reports that no source named the state directory, so
+	// StateDir is the default (the caller may keep a demo's state apart).
+	StateDirDefault bool
+	// Compat names the client compatibility mode: "" (none, the protocol
+	// as written) or CompatCopilotKit (compat.go).
+	Compat string
 }
 
 // flagValues are the raw command-line values; set records which flags were
 // given explicitly (flag.Visit), which is what the precedence rule needs.
 type flagValues struct {
 	config, host, port, a2aURL, stateDir, idle string
-	logFormat, stateStore, redisPrefix         string
+	logFormat, stateStore, redisPrefix, compat string
 	advertiseURL, leaseTTL                     string
 	debug, logStdout, version                  bool
 	set                                        map[string]bool
@@ -91,6 +97,7 @@ func parseFlags(args []string) (*flagValues, error) {
 	fs.StringVar(&fv.redisPrefix, "redis-key-prefix", DefaultRedisKeyPrefix, "")
 	fs.StringVar(&fv.advertiseURL, "advertise-url", "", "")
 	fs.StringVar(&fv.leaseTTL, "lease-ttl", "", "")
+	fs.StringVar(&fv.compat, "compat", "", "")
 	fs.BoolVar(&fv.version, "version", false, "")
 	// --log-stdout and --no-log-stdout share one value; the last one given
 	// wins, as with Click's on/off flag pair.
@@ -155,7 +162,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 	steps := []func(*Config, *flagValues, yamlFile, func(string) string) error{
 		resolveHost, resolvePort, resolveA2AURL, resolveStateDir, resolveIdle,
 		resolveBools, resolveLogFormat, resolveTokens, resolveStateStore,
-		resolveCluster,
+		resolveCluster, resolveCompat,
 	}
 	for _, step := range steps {
 		if err := step(cfg, fv, y, getenv); err != nil {

@@ -1,11 +1,15 @@
 package config
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
 func TestDefaults(t *testing.T) {
@@ -181,5 +185,45 @@ func TestConfigPathExpanded(t *testing.T) {
 	cfg = mustLoad(t, []string{"--config", "~/agui.yaml"}, env{"HOME": filepath.Dir(p)})
 	if cfg.ConfigPath != p || cfg.Port != 1234 {
 		t.Fatalf("tilde: ConfigPath %q port %d", cfg.ConfigPath, cfg.Port)
+	}
+}
+
+// TestCompat: --compat > IAC_CODE_AGUI_COMPAT > YAML compat > none; only
+// copilotkit and none are accepted.
+func TestCompat(t *testing.T) {
+	dir := t.TempDir()
+	yamlPath := dir + "/c.yaml"
+	if err := os.WriteFile(yamlPath, []byte("compat: CopilotKit\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "IAC_CODE_AGUI_COMPAT" {
+				return v
+			}
+			return ""
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		env  string
+		want string
+	}{
+		{nil, "", ""},
+		{[]string{"--compat", "copilotkit"}, "", CompatCopilotKit},
+		{[]string{"--compat", "none"}, "copilotkit", ""},
+		{nil, " copilotkit ", CompatCopilotKit},
+		{[]string{"--config", yamlPath}, "", CompatCopilotKit},
+		{[]string{"--config", yamlPath}, "none", ""},
+	} {
+		cfg, err := Load(c.args, env(c.env))
+		if err != nil || cfg.Compat != c.want {
+			t.Errorf("%q env %q: got %+v %v; want %q", c.args, c.env, cfg, err, c.want)
+		}
+	}
+	_, err := Load([]string{"--compat", "react"}, env(""))
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Msg != i18n.MsgCompatInvalid {
+		t.Fatalf("bad value: %v", err)
 	}
 }

@@ -114,6 +114,7 @@ func resolveStateDir(cfg *Config, fv *flagValues, y yamlFile, getenv func(string
 		dir = s
 	}
 	if dir == "" {
+		cfg.StateDirDefault = true
 		if root := getenv("IAC_CODE_CONFIG_DIR"); root != "" {
 			dir = filepath.Join(root, "agui")
 		} else {

@@ -14,15 +14,44 @@ const DefaultDemoPort = 41242
 // Usage returns the help text for -h/--help.
 func Usage() string { return usageText }
 
+// DemoAgentUsage returns the help text of `demo-agent -h/--help`.
+func DemoAgentUsage() string { return demoAgentUsageText }
+
+const demoAgentUsageText = `Run the embedded demo agent alone: a scripted, iac-code-compatible A2A 1.0
+server for trying AG-UI front ends and A2A clients without iac-code. Keywords
+in the user text pick its behaviour (docs/demo-agent.md): "permission",
+"question", "deploy", "pipeline", "fail", …; anything else writes vpc.yaml
+into the request's workspace.
+
+Usage:
+  iac-code-agui demo-agent [--host HOST] [--port PORT]
+
+Flags:
+  --host HOST             Bind address. Default 127.0.0.1.
+  --port PORT             Port, an integer 1..65535. Default 41242.
+  -h, --help              Show this help and exit.
+
+Environment:
+  IACCODE_A2A_HTTP_TOKEN  Bearer token the agent requires; empty: no auth.
+
+Point the adapter at it with: iac-code-agui --a2a-url http://127.0.0.1:41242
+`
+
 const usageText = `Run the AG-UI adapter backed by a local iac-code A2A process.
 
 Run AG-UI as a protocol adapter; all execution remains in A2A.
 
+Upstream: --a2a-url when set; else a managed "iac-code a2a" child when
+iac-code is on PATH; else the embedded demo agent (scripted, in-process,
+loopback only; its threads are kept apart from ~/.iac-code unless
+--state-dir says otherwise). The log's "upstream" field says which.
+
 Usage:
   iac-code-agui [flags]
-  iac-code-agui demo-agent [--host HOST] [--port PORT]
+  iac-code-agui demo-agent [--host HOST] [--port PORT]  (the demo agent alone)
   iac-code-agui healthcheck [--url URL]
   iac-code-agui version
+  iac-code-agui help
 
 Flags:
   --config PATH         YAML configuration file (see below).
@@ -65,6 +94,9 @@ Flags:
                         last renewal (default 15). Environment:
                         IAC_CODE_AGUI_LEASE_TTL. YAML: lease-ttl, lease_ttl.
   --log-stdout          Copy logs to stdout. YAML: log-stdout, log_stdout.
+  --compat MODE         Client compatibility: none (the default) or
+                        copilotkit (docs/copilotkit.md).
+                        Environment: IAC_CODE_AGUI_COMPAT. YAML: compat.
   --no-log-stdout       Do not copy logs to stdout (the default).
   --version             Print the version, commit and Go version; exit.
   -h, --help            Show this help and exit.
@@ -110,10 +142,10 @@ YAML file (--config): a mapping; an empty file counts as {}. In keys "-" and
 Keys: host (string), port (integer, not a boolean), a2a-url/a2a_url
 (string), state-dir/state_dir (string), idle-shutdown/idle_shutdown (number
 >= 0, not a boolean), debug (boolean), log-format/log_format (text or json),
-log-stdout/log_stdout (boolean), auth-token/auth_token (string),
-a2a-token/a2a_token (string), state-store/state_store (file or a Redis
-URL), redis-key-prefix/redis_key_prefix (string),
-redis-password/redis_password (string), advertise-url/advertise_url
+log-stdout/log_stdout (boolean), compat (copilotkit or none),
+auth-token/auth_token (string), a2a-token/a2a_token (string),
+state-store/state_store (file or a Redis URL), redis-key-prefix/redis_key_prefix
+(string), redis-password/redis_password (string), advertise-url/advertise_url
 (string), lease-ttl/lease_ttl (seconds), replica-token/replica_token (string).
 
 Sub-command import-state:

@@ -16,7 +16,7 @@ func TestUsage(t *testing.T) {
 	}
 	mustMention := []string{
 		"--config", "--host", "--port", "--a2a-url", "--state-dir", "--idle-shutdown",
-		"-d, --debug", "--log-format", "IAC_CODE_AGUI_LOG_FORMAT", "log_format", "--version", "healthcheck", "--log-stdout", "--no-log-stdout", "-h, --help",
+		"-d, --debug", "--log-format", "IAC_CODE_AGUI_LOG_FORMAT", "log_format", "--compat", "IAC_CODE_AGUI_COMPAT", "embedded demo agent", "--version", "healthcheck", "--log-stdout", "--no-log-stdout", "-h, --help",
 		"IAC_CODE_AGUI_HOST", "IAC_CODE_AGUI_PORT", "IAC_CODE_AGUI_A2A_URL",
 		"IAC_CODE_AGUI_A2A_TOKEN", "IAC_CODE_AGUI_AUTH_TOKEN", "IAC_CODE_AGUI_STATE_DIR",
 		"IAC_CODE_AGUI_ALLOWED_CWDS", "IACCODE_A2A_ALLOWED_CWDS", "IAC_CODE_CONFIG_DIR", "HOME",

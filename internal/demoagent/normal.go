@@ -143,7 +143,7 @@ func (e *emitter) writeFileTool(file, body string) error {
 	}
 	meta := art.Metadata
 	return e.tool(map[string]any{"status": "completed", "toolUseId": tu, "name": "write_file",
-		"result": "Wrote " + strconv.Itoa(len(body)) + " bytes to " + path,
+		"result": writeWorkspaceFile(e.cwd, file, body),
 		"artifact": map[string]any{"artifactId": art.ArtifactID, "filename": file, "mediaType": meta["mediaType"],
 			"byteSize": meta["byteSize"], "sha256": meta["sha256"], "uri": meta["uri"], "sourcePath": path}})
 }

@@ -8,7 +8,8 @@ import (
 // TestNormalTurnFrames checks upstream.md §3.3 frame by frame.
 func TestNormalTurnFrames(t *testing.T) {
 	h := newHarness(t, Options{})
-	s := h.stream("SendStreamingMessage", msgParams("Create a VPC template", "ctx-n", "", cwdMeta("/srv/iac/p1")))
+	ws := t.TempDir()
+	s := h.stream("SendStreamingMessage", msgParams("Create a VPC template", "ctx-n", "", cwdMeta(ws)))
 	evs := s.all()
 	tid := taskIDOf(evs)
 	type want struct{ kind, state, key string }
@@ -74,7 +75,7 @@ func TestNormalTurnFrames(t *testing.T) {
 	if _, task := result(evs[0]); task["history"].([]any)[0].(map[string]any)["parts"].([]any)[0].(map[string]any)["text"] != "Create a VPC template" {
 		t.Fatalf("history echo %s", evs[0].raw)
 	}
-	if !strings.HasPrefix(deltas.String(), "Writing vpc.yaml in /srv/iac/p1.\n\n```yaml\nROSTemplateFormatVersion: '2015-09-01'") {
+	if !strings.HasPrefix(deltas.String(), "Writing vpc.yaml in "+ws+".\n\n```yaml\nROSTemplateFormatVersion: '2015-09-01'") {
 		t.Fatalf("text %q", deltas.String())
 	}
 	if iac := iacOf(evs[16]); iac["input"] != nil {
@@ -86,7 +87,7 @@ func TestNormalTurnFrames(t *testing.T) {
 		10: `"partialJsonLength":57.0`,
 		11: `"inputSummary":{"fields":{"content":"string","file_path":"string"},"tool_name":"write_file"}`,
 		12: `"byteSize":` + itoa(len(vpcTemplate)) + `.0`,
-		13: `"result":"Wrote ` + itoa(len(vpcTemplate)) + ` bytes to /srv/iac/p1/vpc.yaml"`,
+		13: `"result":"Wrote ` + itoa(len(vpcTemplate)) + ` bytes to ` + ws + `/vpc.yaml"`,
 		14: `"usage":{"inputTokens":1200.0,"outputTokens":350.0,"totalTokens":1550.0}`,
 	} {
 		if !strings.Contains(evs[i].raw, frag) {

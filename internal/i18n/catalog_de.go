@@ -20,6 +20,8 @@ var de = map[string]string{
 	MsgAdvertiseURLInvalid:    "--advertise-url muss eine http(s)-URL ohne Anmeldedaten sein.",
 	MsgLeaseTTLInvalid:        "--lease-ttl muss eine Zahl von Sekunden zwischen 1 und 3600 sein.",
 	MsgReplicaTokenRequired:   "Mehrere Repliken benötigen IAC_CODE_AGUI_REPLICA_TOKEN (oder replica_token in der YAML-Datei).",
+	MsgCompatInvalid:          "--compat muss copilotkit oder none sein.",
+	MsgPortInUse:              "Die Adresse %s wird bereits verwendet; wählen Sie mit --port (oder IAC_CODE_AGUI_PORT) einen anderen Port.",
 
 	MsgUnauthorized:              "Ein gültiges Bearer-Token ist erforderlich.",
 	MsgUnsupportedMediaType:      "Content-Type muss application/json sein.",

@@ -20,6 +20,8 @@ var ja = map[string]string{
 	MsgAdvertiseURLInvalid:    "--advertise-url は認証情報を含まない http(s) URL である必要があります。",
 	MsgLeaseTTLInvalid:        "--lease-ttl は 1 から 3600 までの秒数である必要があります。",
 	MsgReplicaTokenRequired:   "複数のレプリカには IAC_CODE_AGUI_REPLICA_TOKEN（または YAML の replica_token）が必要です。",
+	MsgCompatInvalid:          "--compat は copilotkit または none である必要があります。",
+	MsgPortInUse:              "アドレス %s は既に使用されています。--port(または IAC_CODE_AGUI_PORT)で別のポートを指定してください。",
 
 	MsgUnauthorized:              "有効な Bearer トークンが必要です。",
 	MsgUnsupportedMediaType:      "Content-Type は application/json である必要があります。",

@@ -20,6 +20,8 @@ var pt = map[string]string{
 	MsgAdvertiseURLInvalid:    "--advertise-url deve ser uma URL http(s) sem credenciais.",
 	MsgLeaseTTLInvalid:        "--lease-ttl deve ser um número de segundos entre 1 e 3600.",
 	MsgReplicaTokenRequired:   "Várias réplicas precisam de IAC_CODE_AGUI_REPLICA_TOKEN (ou replica_token no YAML).",
+	MsgCompatInvalid:          "--compat deve ser copilotkit ou none.",
+	MsgPortInUse:              "O endereço %s já está em uso; escolha outra porta com --port (ou IAC_CODE_AGUI_PORT).",
 
 	MsgUnauthorized:              "É necessário um token bearer válido.",
 	MsgUnsupportedMediaType:      "Content-Type deve ser application/json.",

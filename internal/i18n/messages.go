@@ -27,6 +27,10 @@ const (
 	MsgAdvertiseURLInvalid  = "--advertise-url must be an http(s) URL without credentials."
 	MsgLeaseTTLInvalid      = "--lease-ttl must be a number of seconds between 1 and 3600."
 	MsgReplicaTokenRequired = "Several replicas need IAC_CODE_AGUI_REPLICA_TOKEN (or replica_token in the YAML file)."
+	// MsgCompatInvalid and MsgPortInUse are ours (--compat; the hint for a
+	// busy port). MsgPortInUse's %s is the host:port that is taken.
+	MsgCompatInvalid = "--compat must be copilotkit or none."
+	MsgPortInUse     = "The address %s is already in use; choose another port with --port (or IAC_CODE_AGUI_PORT)."
 )
 
 // HTTP errors before the stream starts (protocol.md §2.3–§2.6).
@@ -139,6 +143,7 @@ var messages = []string{
 	MsgA2AURLNotLoopback, MsgA2AExitedDuringStartup, MsgA2ANotReady, MsgLogFormatInvalid,
 	MsgStateStoreInvalid, MsgRedisPasswordOnFlag,
 	MsgAdvertiseURLInvalid, MsgLeaseTTLInvalid, MsgReplicaTokenRequired,
+	MsgCompatInvalid, MsgPortInUse,
 
 	MsgUnauthorized, MsgUnsupportedMediaType, MsgRequestTooLarge, MsgInvalidJSON,
 	MsgInputNotObject, MsgInvalidEnvelope, MsgInvalidForwardedProps, MsgStateUnavailable,

@@ -3,7 +3,6 @@ package request
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,16 +90,12 @@ var (
 	akKeys   = []field{fAKID, fAKSec, fSTS, fRegion}
 )
 
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidForwardedProps}, args...)...)
-}
-
 // ParseForwardedProps validates forwardedProps strictly and returns its
 // iacCode member. Every failure wraps ErrInvalidForwardedProps.
 func ParseForwardedProps(raw json.RawMessage) (*IacCode, error) {
 	v, err := decodeJSON(raw)
 	if err != nil {
-		return nil, invalid("not JSON")
+		return nil, invalid("forwardedProps", "is not JSON")
 	}
 	top, err := object(v, "forwardedProps", topKeys)
 	if err != nil {
@@ -111,7 +106,7 @@ func ParseForwardedProps(raw json.RawMessage) (*IacCode, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, invalid("iacCode is required")
+		return nil, invalid("iacCode", "is required")
 	}
 	m, err := object(iv, "iacCode", iacKeys)
 	if err != nil {
@@ -128,14 +123,14 @@ func parseIacCode(m map[string]any) (*IacCode, error) {
 	}
 	// Literal[1] in strict mode: only the integer 1; 1.0, true and "1" fail.
 	if n, isNum := sv.(json.Number); !ok || !isNum || n.String() != "1" {
-		return nil, invalid("schemaVersion must be 1")
+		return nil, invalid("schemaVersion", "must be 1")
 	}
 	ic.SchemaVersion = 1
 	if ic.RosInvocationID, err = reqString(m, fRos); err != nil {
 		return nil, err
 	}
 	if n := utf8.RuneCountInString(ic.RosInvocationID); n < 1 || n > maxRosInvocationID {
-		return nil, invalid("rosInvocationId must have 1..256 characters")
+		return nil, invalid("rosInvocationId", "must have 1..256 characters")
 	}
 	if ic.CWD, err = reqString(m, fCwd); err != nil {
 		return nil, err
@@ -156,7 +151,7 @@ func parseIacCode(m map[string]any) (*IacCode, error) {
 			return nil, err
 		}
 		if present && s.allowed != nil && !slices.Contains(s.allowed, v) {
-			return nil, invalid("%s has an unsupported value", s.f[0])
+			return nil, invalid(s.f[0], "has an unsupported value")
 		}
 		*s.dst = v
 	}
@@ -167,7 +162,7 @@ func parseIacCode(m map[string]any) (*IacCode, error) {
 	if present {
 		// Ours: bounded like rosInvocationId, since it is persisted (§3.3).
 		if utf8.RuneCountInString(user) > maxRosInvocationID {
-			return nil, invalid("userId must have at most 256 characters")
+			return nil, invalid(fUser[0], "must have at most 256 characters")
 		}
 		ic.UserID = &user
 	}
@@ -193,13 +188,13 @@ func parseHeaders(m map[string]any) (map[string]string, bool, error) {
 	}
 	obj, isObj := v.(map[string]any)
 	if !isObj {
-		return nil, false, invalid("llmHeaders must be an object")
+		return nil, false, invalid("llmHeaders", "must be an object")
 	}
 	out := make(map[string]string, len(obj))
 	for k, hv := range obj {
 		s, isStr := hv.(string)
 		if !isStr {
-			return nil, false, invalid("llmHeaders values must be strings")
+			return nil, false, invalid("llmHeaders", "values must be strings")
 		}
 		out[k] = s
 	}
@@ -226,11 +221,11 @@ func parseThinking(m map[string]any) (*Thinking, error) {
 	if ok && bv != nil {
 		n, isNum := bv.(json.Number)
 		if !isNum || strings.ContainsAny(n.String(), ".eE") {
-			return nil, invalid("thinking.budget must be an integer")
+			return nil, invalid("budget", "must be an integer")
 		}
 		b, perr := strconv.ParseInt(n.String(), 10, 64)
 		if perr != nil || b <= 0 {
-			return nil, invalid("thinking.budget must be a positive 64-bit integer")
+			return nil, invalid("budget", "must be a positive 64-bit integer")
 		}
 		t.Budget = b
 	}

@@ -26,11 +26,11 @@ func decodeJSON(raw []byte) (any, error) {
 func object(v any, name string, fields []field) (map[string]any, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, invalid("%s must be an object", name)
+		return nil, invalid(name, "must be an object")
 	}
 	for k := range m {
 		if !known(k, fields) {
-			return nil, invalid("unknown key %q in %s", k, name)
+			return nil, &FieldError{Pointer: childPointer(pointerOf(name), k), Reason: "unknown key"}
 		}
 	}
 	return m, nil
@@ -58,7 +58,7 @@ func pick(m map[string]any, f field) (any, bool, error) {
 		}
 	}
 	if found > 1 {
-		return nil, false, invalid("%s given under two spellings", f[0])
+		return nil, false, invalid(f[0], "given under two spellings")
 	}
 	return v, found == 1, nil
 }
@@ -70,7 +70,7 @@ func reqString(m map[string]any, f field) (string, error) {
 	}
 	s, isStr := v.(string)
 	if !ok || !isStr {
-		return "", invalid("%s must be a string", f[0])
+		return "", invalid(f[0], "must be a string")
 	}
 	return s, nil
 }
@@ -83,7 +83,7 @@ func optString(m map[string]any, f field) (string, bool, error) {
 	}
 	s, isStr := v.(string)
 	if !isStr {
-		return "", false, invalid("%s must be a string", f[0])
+		return "", false, invalid(f[0], "must be a string")
 	}
 	return s, true, nil
 }
@@ -97,7 +97,7 @@ func optBool(m map[string]any, f field) (bool, error) {
 	}
 	b, isBool := v.(bool)
 	if !isBool {
-		return false, invalid("%s must be a boolean", f[0])
+		return false, invalid(f[0], "must be a boolean")
 	}
 	return b, nil
 }

@@ -63,7 +63,7 @@ func TestPreStreamErrors(t *testing.T) {
 		{"not an object", `[1,2]`, auth, 400, "INVALID_INPUT", "RunAgentInput must be a JSON object.", ""},
 		{"envelope", missingState, auth, 400, "INVALID_INPUT", "Invalid AG-UI RunAgentInput envelope.", ""},
 		{"unknown iacCode field", unknownField, auth, 400, "INVALID_INPUT", "Invalid iac-code forwarded properties.", ""},
-		{"client tools", tools, auth, 400, "INVALID_INPUT", "Invalid iac-code forwarded properties.", ""},
+		{"client tools", tools, auth, 400, "INVALID_INPUT", "Client-provided tools are not supported.", "No se admiten herramientas proporcionadas por el cliente."},
 		{"cwd outside roots", outside, auth, 400, "INVALID_INPUT", "Invalid iac-code forwarded properties.", ""},
 		{"cwd names an environment variable", envVar, auth, 400, "INVALID_INPUT", "Invalid iac-code forwarded properties.", ""},
 		{"relative cwd", relative, auth, 400, "INVALID_INPUT", "Invalid iac-code forwarded properties.", ""},

@@ -6,24 +6,40 @@ import (
 	"net/http"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
+	"github.com/iac-code-agui/iac-code-agui/internal/agui"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
 // errorBody is the JSON error envelope used before a stream starts
 // (protocol.md §2.4).
+// The fields after code and message are ours (§2.4): field and reason
+// locate a validation failure, pendingInterrupts lists what a
+// RESUME_REQUIRED thread waits for.
 type errorBody struct {
 	Error struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
+		Code              string           `json:"code"`
+		Message           string           `json:"message"`
+		Field             string           `json:"field,omitempty"`
+		Reason            string           `json:"reason,omitempty"`
+		PendingInterrupts []agui.Interrupt `json:"pendingInterrupts,omitempty"`
 	} `json:"error"`
 }
 
 // writeError answers with the standard envelope, the message translated
 // into the request language.
 func writeError(w http.ResponseWriter, lang i18n.Lang, status int, code, msg string) {
+	writeErrorDetails(w, lang, status, code, msg, nil)
+}
+
+// writeErrorDetails is writeError with our optional fields.
+func writeErrorDetails(w http.ResponseWriter, lang i18n.Lang, status int, code, msg string, d *adapter.Details) {
 	var body errorBody
 	body.Error.Code = code
 	body.Error.Message = i18n.T(lang, msg)
+	if d != nil {
+		body.Error.Field, body.Error.Reason = d.Field, d.Reason
+		body.Error.PendingInterrupts = d.Pending
+	}
 	writeJSON(w, status, body)
 }
 
@@ -34,7 +50,7 @@ func writeAdapterError(w http.ResponseWriter, lang i18n.Lang, err error) {
 	if !errors.As(err, &e) {
 		e = &adapter.Error{Status: http.StatusServiceUnavailable, Code: adapter.CodeStateUnavailable, Msg: i18n.MsgStateUnavailable}
 	}
-	writeError(w, lang, e.Status, e.Code, e.Msg)
+	writeErrorDetails(w, lang, e.Status, e.Code, e.Msg, e.Details)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -52,6 +52,8 @@ type envOptions struct {
 	bodyTimeout time.Duration
 	// roots, when set, are the configured allowed roots (default: Root).
 	roots []string
+	// copilotKit turns on --compat copilotkit.
+	copilotKit bool
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -89,6 +91,7 @@ func (e *env) serve(t *testing.T) {
 		Upstream:         adapter.A2A(a2a.New(e.agentURL, "upstream-token")),
 		AllowedRoots:     request.AllowedRoots(e.allowedRoots()),
 		MaxCachedThreads: e.opts.maxCached,
+		CopilotKitCompat: e.opts.copilotKit,
 	})
 	h := server.New(server.Options{Adapter: ad, AuthToken: e.opts.authToken, Version: "test", Heartbeat: e.opts.heartbeat, Metrics: e.Metrics, BodyTimeout: e.opts.bodyTimeout})
 	srv := httptest.NewServer(h)

@@ -3,12 +3,14 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"unicode/utf8"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
 	"github.com/iac-code-agui/iac-code-agui/internal/agui"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+	"github.com/iac-code-agui/iac-code-agui/internal/reqid"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 )
 
@@ -33,7 +35,7 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 	}
 	in, err := agui.DecodeRunAgentInput(body)
 	if err != nil {
-		writeError(w, lang, http.StatusBadRequest, adapter.CodeInvalidInput, i18n.MsgInvalidEnvelope)
+		h.envelopeRefused(w, r, lang, err)
 		return
 	}
 	ctx, ok := h.route(w, r, body, in.ThreadID, lang)
@@ -52,4 +54,17 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	run.Stream(ctx, sw)
+}
+
+// envelopeRefused answers an invalid RunAgentInput with the spec's code and
+// message, plus the member's JSON pointer and the rule it broke (ours,
+// §2.4), and logs the reason at debug level (never a value).
+func (h *Handler) envelopeRefused(w http.ResponseWriter, r *http.Request, lang i18n.Lang, err error) {
+	var d *adapter.Details
+	var fe *agui.FieldError
+	if errors.As(err, &fe) {
+		d = &adapter.Details{Field: fe.Pointer(), Reason: fe.Reason}
+		h.log.DebugContext(r.Context(), "AG-UI envelope refused", "requestId", reqid.From(r.Context()), "field", d.Field, "reason", d.Reason)
+	}
+	writeErrorDetails(w, lang, http.StatusBadRequest, adapter.CodeInvalidInput, i18n.MsgInvalidEnvelope, d)
 }

@@ -140,14 +140,17 @@ func (h *Handler) health(w http.ResponseWriter, _ *http.Request) {
 }
 
 // root sends a browser that opens the server's address to the console.
-// Any other GET / gets the 405 it got before the console existed.
+// Any other GET / keeps the 405 it got before the console existed, with a
+// line saying what to do instead (someone trying curl on the address).
 func root(w http.ResponseWriter, r *http.Request) {
 	if console.WantsHTML(r) {
 		http.Redirect(w, r, console.Path, http.StatusFound)
 		return
 	}
 	w.Header().Set("Allow", http.MethodPost)
-	http.Error(w, http.StatusText(http.StatusMethodNotAllowed), http.StatusMethodNotAllowed)
+	http.Error(w, http.StatusText(http.StatusMethodNotAllowed)+
+		": POST an AG-UI RunAgentInput here (text/event-stream answer); GET /health for status; open "+console.Path+" in a browser.",
+		http.StatusMethodNotAllowed)
 }
 
 // authorized checks the bearer token in constant time (protocol.md §2.3).
