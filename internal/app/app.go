@@ -190,7 +190,7 @@ func runDemoAgent(args []string, getenv func(string) string, stdout, stderr io.W
 	logger := newLogger(config.LogFormatText, false, false, stdout, stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := demoagent.Run(ctx, host, port, token, logger); err != nil {
+	if err := demoagent.Run(ctx, host, port, token, getenv(demoagent.BackupDirEnv), logger); err != nil {
 		fmt.Fprintln(stderr, err.Error())
 		return 1
 	}

@@ -45,7 +45,8 @@ func startUpstream(ctx context.Context, cfg *config.Config, getenv func(string) 
 		return startChild(ctx, path, cfg, getenv, logger)
 	}
 	token := randomToken()
-	srv, err := demoagent.Start(ctx, "127.0.0.1:0", demoagent.Options{Token: token, Logger: logger.With("component", "demo-agent")})
+	srv, err := demoagent.Start(ctx, "127.0.0.1:0", demoagent.Options{Token: token, Logger: logger.With("component", "demo-agent"),
+		BackupDir: getenv(demoagent.BackupDirEnv)})
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,10 @@ const Version = "0.1.0-demo"
 // DefaultStepDelay is the pause between scripted frames used by Run.
 const DefaultStepDelay = 5 * time.Millisecond
 
+// BackupDirEnv names the variable that sets Options.BackupDir for the
+// demo-agent sub-command and the embedded agent: iac-code's own.
+const BackupDirEnv = "IAC_CODE_CONFIG_BACKUP_DIR"
+
 // maxBody caps a JSON-RPC request body (payload too large → -32600).
 const maxBody = 16 << 20
 
@@ -36,6 +40,11 @@ type Options struct {
 	TaskRetention    time.Duration // an idle task is dropped after this long
 	MaxIdleContexts  int           // contexts without tasks kept
 	ContextRetention time.Duration // a context without tasks is dropped after this long
+
+	// BackupDir, when set, is a session backup directory shared with other
+	// agents, like iac-code's IAC_CODE_CONFIG_BACKUP_DIR (backup.go): a
+	// pipeline waiting here can be restored and answered on another agent.
+	BackupDir string
 }
 
 // Agent is the embedded iac-code-compatible A2A 1.0 server. It is an
@@ -51,6 +60,7 @@ type Agent struct {
 	idleTasks *list.List // of idleEntry, oldest first
 	idleCtxs  *list.List // of idleEntry, oldest first
 	runsWG    sync.WaitGroup
+	bkMu      sync.Mutex // serialises the backup files and ctxRec.backup
 }
 
 // New builds an agent.

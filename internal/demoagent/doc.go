@@ -10,12 +10,16 @@
 // and in-memory tasks, contexts and pipeline journals, with their retention:
 // it is the product's default upstream and runs for weeks, so idle tasks
 // and contexts are evicted past Options limits (retention.go) while a task
-// that runs or waits for an input is kept.
+// that runs or waits for an input is kept. With Options.BackupDir it also
+// owns a session backup directory shared with other agents, the way
+// iac-code replicas share IAC_CODE_CONFIG_BACKUP_DIR (backup.go,
+// restore.go).
 //
-// It must not import the adapter's other internal packages, persist
-// anything to disk, log secrets (llm_headers values, API keys, AccessKey
-// secrets, STS and bearer tokens) or message text, or carry switches only
-// tests use: recording calls belongs to the demoagenttest sub-package.
+// It must not import the adapter's other internal packages, write to disk
+// anything but that backup directory, log or back up secrets (llm_headers
+// values, API keys, AccessKey secrets, STS and bearer tokens) or message
+// text, or carry switches only tests use: recording calls belongs to the
+// demoagenttest sub-package.
 //
 // It does not use the SDK's a2asrv: iac-code's quirks (plain-JSON errors
 // before the first event, CRLF framing, object error data, pendingPermissions

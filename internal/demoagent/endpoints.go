@@ -71,8 +71,10 @@ func (a *Agent) pipelineSnapshot(t *taskRec) map[string]any {
 }
 
 // serveEnsureRestored answers POST /iac-code/session/ensure-restored
-// (upstream.md §5.5): "current", or 409 SESSION_BACKUP_NOT_READY once
-// after a "backup not ready" turn and then "restored"; 404 when unknown.
+// (upstream.md §5.5): "current" for a session in memory (or 409
+// SESSION_BACKUP_NOT_READY once after a "backup not ready" turn, then
+// "restored"); "restored" for one brought back from Options.BackupDir
+// (backup.go); 404 when neither has it or the cwd differs.
 func (a *Agent) serveEnsureRestored(w http.ResponseWriter, r *http.Request) {
 	var p struct {
 		Cwd       string `json:"cwd"`
@@ -85,13 +87,17 @@ func (a *Agent) serveEnsureRestored(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	var c *ctxRec
-	for _, x := range a.ctxs {
-		if x.sessionID == p.SessionID {
-			c = x
+	c := a.sessionLocked(p.SessionID)
+	restored := false
+	if c == nil && a.opts.BackupDir != "" {
+		a.mu.Unlock()
+		f := a.readBackup(p.SessionID)
+		a.mu.Lock()
+		if c = a.sessionLocked(p.SessionID); c == nil && f != nil && (p.Cwd == "" || p.Cwd == f.Cwd) && a.ctxs[f.ContextID] == nil {
+			c, restored = a.restoreLocked(f), true
 		}
 	}
+	defer a.mu.Unlock()
 	if c == nil || (p.Cwd != "" && p.Cwd != c.cwd) {
 		writeJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{"code": "SESSION_NOT_FOUND", "message": "iac-code session is not available"}})
 		return
@@ -103,8 +109,19 @@ func (a *Agent) serveEnsureRestored(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	status := "current"
-	if c.restoreNext {
+	if restored || c.restoreNext {
 		c.restoreNext, status = false, "restored"
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"status": status})
+}
+
+// sessionLocked finds the context in memory whose session is sessionID.
+// Caller holds a.mu.
+func (a *Agent) sessionLocked(sessionID string) *ctxRec {
+	for _, x := range a.ctxs {
+		if x.sessionID == sessionID {
+			return x
+		}
+	}
+	return nil
 }

@@ -1,7 +1,6 @@
 package demoagent
 
 import (
-	"context"
 	"encoding/json"
 	"sort"
 	"strings"
@@ -113,9 +112,7 @@ func (e *emitter) askDeployment(params map[string]any, validation string) error 
 	}
 	env := e.envelopeID(eventID, "input_required", "step", "input_required", data,
 		map[string]any{"input": proj, "step": stepCoord(deployConfirmStep, 1, 2)})
-	e.park(&textWait{kind: "deployment_confirmation", inputID: inputID, resume: func(_ context.Context, e2 *emitter, ans string) error {
-		return e2.deployAnswered(params, ans)
-	}})
+	e.park(waitSpec{Kind: "deployment_confirmation", InputID: inputID, Params: params})
 	return e.pipeWith(proj, env)
 }
 

@@ -118,7 +118,10 @@ func (e *emitter) pipeWith(input map[string]any, envs ...map[string]any) error {
 }
 
 // park ends the run on a pipeline input answered later by a text message.
-func (e *emitter) park(w *textWait) {
+// The continuation is rebuilt from spec alone, so an agent restoring the
+// session from a backup continues the same way (backup.go).
+func (e *emitter) park(spec waitSpec) {
+	w := textWaitFor(spec)
 	e.a.mu.Lock()
 	e.t.wait = w
 	if e.t.ctx != nil {

@@ -108,7 +108,7 @@ func (e *emitter) parallelCandidates() error {
 // pipelineParentPermission asks a parent-scope permission (§4.1) and keeps
 // the stream open for the answer.
 func (e *emitter) pipelineParentPermission() error {
-	step := stepCoord("deploy", 1, 1)
+	step := parentPermissionStep()
 	if err := e.pipe(e.pipelineStart("deploy"), e.stepStarted("deploy", 1, 1)); err != nil {
 		return err
 	}
@@ -129,6 +129,9 @@ func (e *emitter) pipelineParentPermission() error {
 	}
 	return e.afterPermission(w, step, false)
 }
+
+// parentPermissionStep is the step holding the parent-scope permission.
+func parentPermissionStep() map[string]any { return stepCoord("deploy", 1, 1) }
 
 // afterPermission waits, acknowledges and finishes a pipeline permission.
 func (e *emitter) afterPermission(w *permWait, step map[string]any, sideband bool) error {

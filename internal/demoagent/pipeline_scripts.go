@@ -1,7 +1,6 @@
 package demoagent
 
 import (
-	"context"
 	"encoding/json"
 	"regexp"
 	"strconv"
@@ -17,14 +16,22 @@ func (e *emitter) pipelineStart(steps ...string) map[string]any {
 		"totalSteps": len(steps), "stepNames": names}, nil)
 }
 
+// The scripted question (upstream.md §4.3).
+const (
+	questionToolUse = "toolu_demo_ask"
+	questionPrompt  = "Which architecture do you want?"
+)
+
+var questionOptions = []any{map[string]any{"id": "vpc", "label": "VPC only"}, map[string]any{"id": "vpc_ecs", "label": "VPC with ECS"}}
+
 // question parks on an ask_user_question (upstream.md §4.3).
 func (e *emitter) question() error {
 	if err := e.pipe(e.pipelineStart("requirements"), e.stepStarted("requirements", 1, 1)); err != nil {
 		return err
 	}
-	const tu = "toolu_demo_ask"
-	opts := []any{map[string]any{"id": "vpc", "label": "VPC only"}, map[string]any{"id": "vpc_ecs", "label": "VPC with ECS"}}
-	prompt := "Which architecture do you want?"
+	const tu = questionToolUse
+	opts := questionOptions
+	prompt := questionPrompt
 	proj := map[string]any{"schemaVersion": 1, "kind": "ask_user_question", "requestTaskId": e.tid, "contextId": e.cid,
 		"inputId": "ask-" + tu, "prompt": prompt, "required": true, "allowFreeText": true,
 		"freeTextPrompt": "Or describe it in your own words.", "options": opts}
@@ -35,17 +42,22 @@ func (e *emitter) question() error {
 	data := map[string]any{"kind": "ask_user_question", "inputId": "ask-" + tu, "toolUseId": tu, "question": prompt,
 		"prompt": prompt, "options": opts, "allowFreeText": true, "freeTextPrompt": proj["freeTextPrompt"]}
 	env := e.envelope("input_required", "step", "input_required", data, map[string]any{"input": in, "step": stepCoord("requirements", 1, 1)})
-	e.park(&textWait{kind: "ask_user_question", inputID: "ask-" + tu, resume: func(_ context.Context, e2 *emitter, ans string) error {
-		id, label, free := matchOption(ans, opts)
-		d := map[string]any{"kind": "ask_user_question", "inputId": "ask-" + tu, "toolUseId": tu, "answerTextLength": len([]rune(ans)),
-			"selectedId": id, "selectedLabel": label, "freeTextLength": len([]rune(free)), "question": prompt, "options": opts, "allowFreeText": true}
-		got := e2.envelope("input_received", "step", "working", d, map[string]any{"step": stepCoord("requirements", 1, 1)})
-		if err := e2.pipe(got, e2.stepCompleted("requirements", 1, 1)); err != nil {
-			return err
-		}
-		return e2.complete(1)
-	}})
+	e.park(waitSpec{Kind: "ask_user_question", InputID: "ask-" + tu})
 	return e.pipeWith(proj, env)
+}
+
+// questionAnswered continues after the answer to the question.
+func (e *emitter) questionAnswered(ans string) error {
+	const tu = questionToolUse
+	opts := questionOptions
+	id, label, free := matchOption(ans, opts)
+	d := map[string]any{"kind": "ask_user_question", "inputId": "ask-" + tu, "toolUseId": tu, "answerTextLength": len([]rune(ans)),
+		"selectedId": id, "selectedLabel": label, "freeTextLength": len([]rune(free)), "question": questionPrompt, "options": opts, "allowFreeText": true}
+	got := e.envelope("input_received", "step", "working", d, map[string]any{"step": stepCoord("requirements", 1, 1)})
+	if err := e.pipe(got, e.stepCompleted("requirements", 1, 1)); err != nil {
+		return err
+	}
+	return e.complete(1)
 }
 
 // matchOption applies the §4.3 order: 1-based index, id or label, free text.
@@ -77,18 +89,27 @@ func (e *emitter) selection() error {
 	return e.askSelection("")
 }
 
-func (e *emitter) askSelection(validation string) error {
-	names := []string{"Plan A: single zone", "Plan B: dual zone"}
-	opts := make([]any, len(names))
-	for i, n := range names {
+// selectionNames are the scripted candidate plans.
+var selectionNames = []string{"Plan A: single zone", "Plan B: dual zone"}
+
+// selectionOptions are the offered options; rich adds the presentation
+// fields of candidatePresentation rich.
+func selectionOptions(rich bool) []any {
+	opts := make([]any, len(selectionNames))
+	for i, n := range selectionNames {
 		o := map[string]any{"id": itoa(i), "label": n}
-		if e.rich {
+		if rich {
 			o["summary"], o["architectureDiagram"] = "VPC, vSwitch and ECS in "+itoa(i+1)+" zone(s)", "graph TD; VPC-->ECS"
 			o["totalMonthlyCost"] = "¥" + itoa(120*(i+1))
 			o["costItems"] = []any{map[string]any{"name": "ECS", "spec": "ecs.g7.large", "monthlyCost": "¥" + itoa(120*(i+1))}}
 		}
 		opts[i] = o
 	}
+	return opts
+}
+
+func (e *emitter) askSelection(validation string) error {
+	opts := selectionOptions(e.rich)
 	eventID := "evt-" + hex32()
 	prompt := "Select a candidate plan."
 	proj := map[string]any{"schemaVersion": 1, "kind": "candidate_selection", "requestTaskId": e.tid, "contextId": e.cid,
@@ -99,20 +120,24 @@ func (e *emitter) askSelection(validation string) error {
 	}
 	env := e.envelopeID(eventID, "input_required", "step", "input_required", data,
 		map[string]any{"input": proj, "step": stepCoord("confirm_and_select", 1, 1)})
-	e.park(&textWait{kind: "candidate_selection", inputID: "input-" + eventID, resume: func(_ context.Context, e2 *emitter, ans string) error {
-		idx, ok := pickCandidate(ans, names)
-		if !ok {
-			return e2.askSelection("invalid_candidate_selection")
-		}
-		d := map[string]any{"userInputLength": len([]rune(ans)), "kind": "candidate_selection", "selectedValue": names[idx],
-			"selectedIndex": idx, "selectedOption": opts[idx]}
-		got := e2.envelope("input_received", "step", "working", d, map[string]any{"step": stepCoord("confirm_and_select", 1, 1)})
-		if err := e2.pipe(got, e2.stepCompleted("confirm_and_select", 1, 1)); err != nil {
-			return err
-		}
-		return e2.complete(1)
-	}})
+	e.park(waitSpec{Kind: "candidate_selection", InputID: "input-" + eventID, Rich: e.rich})
 	return e.pipeWith(proj, env)
+}
+
+// selectionAnswered continues after an answer to a selection offered with
+// rich (or standard) options.
+func (e *emitter) selectionAnswered(rich bool, ans string) error {
+	idx, ok := pickCandidate(ans, selectionNames)
+	if !ok {
+		return e.askSelection("invalid_candidate_selection")
+	}
+	d := map[string]any{"userInputLength": len([]rune(ans)), "kind": "candidate_selection", "selectedValue": selectionNames[idx],
+		"selectedIndex": idx, "selectedOption": selectionOptions(rich)[idx]}
+	got := e.envelope("input_received", "step", "working", d, map[string]any{"step": stepCoord("confirm_and_select", 1, 1)})
+	if err := e.pipe(got, e.stepCompleted("confirm_and_select", 1, 1)); err != nil {
+		return err
+	}
+	return e.complete(1)
 }
 
 // pickCandidate reads a selection reply: JSON payload, hint ("plan 2",

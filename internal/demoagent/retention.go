@@ -125,6 +125,7 @@ func compact[T any](s []T, n int) []T {
 // Caller holds a.mu.
 func (a *Agent) sweepLocked(now time.Time) {
 	o := &a.opts
+	var gone []string // forgotten sessions with a backup file
 	for e := a.idleTasks.Front(); e != nil; e = a.idleTasks.Front() {
 		en := e.Value.(idleEntry)
 		if a.idleTasks.Len() <= o.MaxIdleTasks && now.Sub(en.since) < o.TaskRetention {
@@ -149,5 +150,15 @@ func (a *Agent) sweepLocked(now time.Time) {
 		a.idleCtxs.Remove(e)
 		en.ctx.idle = nil
 		delete(a.ctxs, en.ctx.id)
+		if en.ctx.saved {
+			gone = append(gone, en.ctx.sessionID)
+		}
+	}
+	if len(gone) > 0 {
+		a.runsWG.Add(1)
+		go func() {
+			defer a.runsWG.Done()
+			a.dropBackups(gone)
+		}()
 	}
 }

@@ -106,6 +106,7 @@ func (a *Agent) startTurn(q *sendReq, t *taskRec, c *ctxRec, sc scenario) {
 		t.t.History = append(t.t.History, q.msg.echo())
 	}
 	t.pipeline = sc.pipeline
+	bk := a.sessionWriteLocked(c)
 	s := a.subscribe(t)
 	e := a.emitterFor(q.msg, t)
 	a.startRunLocked(t, true, func(ctx context.Context, e2 *emitter) error {
@@ -118,6 +119,7 @@ func (a *Agent) startTurn(q *sendReq, t *taskRec, c *ctxRec, sc scenario) {
 		return sc.run(ctx, e2)
 	}, e)
 	a.mu.Unlock()
+	a.saveBackup(bk)
 	a.respond(q, t, s)
 }
 

@@ -99,6 +99,9 @@ func (a *Agent) serveSend(w http.ResponseWriter, r *http.Request, req *rpcReques
 		q.fail(newRPCError(codeParams, "Invalid params: invalid contextId or taskId"))
 		return
 	}
+	if m.ContextID != "" {
+		a.restoreContext(m.ContextID)
+	}
 	if isPermissionReply(m) {
 		a.permissionReply(q)
 		return

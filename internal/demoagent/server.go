@@ -51,9 +51,9 @@ func (s *Server) Close() error {
 }
 
 // Run serves the demo agent on host:port until ctx is done; it backs the
-// "iac-code-agui demo-agent" sub-command.
-func Run(ctx context.Context, host string, port int, token string, logger *slog.Logger) error {
-	s, err := Start(ctx, net.JoinHostPort(host, strconv.Itoa(port)), Options{Token: token, Logger: logger, StepDelay: DefaultStepDelay})
+// "iac-code-agui demo-agent" sub-command. backupDir is Options.BackupDir.
+func Run(ctx context.Context, host string, port int, token, backupDir string, logger *slog.Logger) error {
+	s, err := Start(ctx, net.JoinHostPort(host, strconv.Itoa(port)), Options{Token: token, Logger: logger, StepDelay: DefaultStepDelay, BackupDir: backupDir})
 	if err != nil {
 		return err
 	}

@@ -38,6 +38,8 @@ type ctxRec struct {
 	restoreNext bool              // the call after that 409 answers "restored"
 	sidebandErr bool              // next sideband SendMessage fails once
 	ntasks      int               // retained tasks of this context
+	saved       bool              // its identity is in Options.BackupDir
+	backup      *ctxBackup        // what Options.BackupDir holds for it; Agent.bkMu
 	idle        *list.Element     // in Agent.idleCtxs while ntasks == 0
 }
 
@@ -58,6 +60,7 @@ type permWait struct {
 type textWait struct {
 	kind    string // ask_user_question | candidate_selection | deployment_confirmation | cloud_resource_selection
 	inputID string
+	spec    *waitSpec // pipeline inputs: what a backup keeps to rebuild resume
 	resume  func(ctx context.Context, e *emitter, answer string) error
 	// check, when set, refuses a malformed answer with a plain JSON-RPC
 	// error before any event, leaving the wait answerable.
@@ -120,11 +123,18 @@ func (a *Agent) publish(ctx context.Context, t *taskRec, r streamResult) error {
 		f.state = r.Task.Status.State
 	}
 	t.updatedAt = time.Now()
+	var bk *taskWrite
+	if r.StatusUpdate != nil {
+		bk = a.backupTaskLocked(t)
+	}
 	subs := make([]*sub, 0, len(t.subs))
 	for s := range t.subs {
 		subs = append(subs, s)
 	}
 	a.mu.Unlock()
+	// Written before anyone sees the frame: a client holding an
+	// input-required wait can count on another agent restoring it.
+	a.saveBackup(bk)
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
