@@ -44,7 +44,7 @@ type fleet struct {
 	ttl                    time.Duration
 }
 
-func newFleet(t *testing.T, ttl time.Duration) *fleet {
+func newFleet(t testing.TB, ttl time.Duration) *fleet {
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func newFleet(t *testing.T, ttl time.Duration) *fleet {
 
 // start starts a replica; with renew false its leases are never renewed
 // or released, as if the process had been killed after taking them.
-func (f *fleet) start(t *testing.T, renew bool) *replica {
+func (f *fleet) start(t testing.TB, renew bool) *replica {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	agent, err := demoagent.Start(ctx, "127.0.0.1:0", demoagent.Options{Token: "up"})

@@ -15,16 +15,38 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
-// URL returns the redis:// URL of a server for t.
+// URL returns the redis:// URL of a server for t: the shared one when
+// IAC_CODE_AGUI_TEST_REDIS_URL is set, else a private one.
 func URL(t testing.TB) string {
 	t.Helper()
 	if u := os.Getenv("IAC_CODE_AGUI_TEST_REDIS_URL"); u != "" {
 		return u
 	}
+	return Start(t, "everysec").URL
+}
+
+// Server is a private redis-server that a test may kill and restart.
+type Server struct {
+	URL   string
+	bin   string
+	port  int
+	dir   string
+	fsync string
+
+	mu  sync.Mutex
+	cmd *exec.Cmd
+	out *strings.Builder
+}
+
+// Start starts a private redis-server with AOF and the given appendfsync
+// policy ("always", "everysec"), stopped when the test ends.
+func Start(t testing.TB, fsync string) *Server {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		if os.Getenv("CI") != "" {
@@ -32,28 +54,56 @@ func URL(t testing.TB) string {
 		}
 		t.Skip("redis-server is not installed")
 	}
-	port := freePort(t)
-	dir := t.TempDir()
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--appendonly", "yes", "--appendfsync", "everysec", "--dir", dir, "--save", "")
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
+	s := &Server{bin: bin, port: freePort(t), dir: t.TempDir(), fsync: fsync}
+	s.URL = fmt.Sprintf("redis://127.0.0.1:%d/0", s.port)
+	s.start(t)
+	t.Cleanup(s.Kill)
+	return s
+}
+
+func (s *Server) start(t testing.TB) {
+	t.Helper()
+	cmd := exec.Command(s.bin, "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
+		"--appendonly", "yes", "--appendfsync", s.fsync, "--dir", s.dir, "--save", "")
+	out := &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	s.mu.Lock()
+	s.cmd, s.out = cmd, out
+	s.mu.Unlock()
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
 			_ = c.Close()
-			break
+			return
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("redis-server did not start: %s", out.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return fmt.Sprintf("redis://%s/0", addr)
+}
+
+// Kill stops the server with SIGKILL, as a crash would.
+func (s *Server) Kill() {
+	s.mu.Lock()
+	cmd := s.cmd
+	s.cmd = nil
+	s.mu.Unlock()
+	if cmd != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}
+}
+
+// Restart starts the server again on the same port and data directory,
+// replaying its AOF.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	s.Kill()
+	s.start(t)
 }
 
 func freePort(t testing.TB) int {
