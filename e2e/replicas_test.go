@@ -20,17 +20,20 @@ import (
 )
 
 // startReplicas starts n real binaries, each with its own embedded agent,
-// sharing one Redis store, a replica token and a workspace root.
+// sharing one Redis store, a replica token, a session backup directory and
+// a workspace root.
 func startReplicas(t *testing.T, n int, leaseTTL string) []*Server {
 	t.Helper()
 	url := redistest.URL(t)
 	prefix := fmt.Sprintf("e2e-%d:", time.Now().UnixNano())
 	root := t.TempDir()
+	backup := t.TempDir() // the agents' shared session backup
 	var out []*Server
 	for i := 0; i < n; i++ {
 		port := freePort(t)
 		s := startServerOn(t, port, root, []string{"--advertise-url", "http://127.0.0.1:" + strconv.Itoa(port) + "/", "--lease-ttl", leaseTTL},
-			"IAC_CODE_AGUI_STATE_STORE="+url, "IAC_CODE_AGUI_REDIS_KEY_PREFIX="+prefix, "IAC_CODE_AGUI_REPLICA_TOKEN=e2e-replicas")
+			"IAC_CODE_AGUI_STATE_STORE="+url, "IAC_CODE_AGUI_REDIS_KEY_PREFIX="+prefix, "IAC_CODE_AGUI_REPLICA_TOKEN=e2e-replicas",
+			"IAC_CODE_CONFIG_BACKUP_DIR="+backup)
 		out = append(out, s)
 	}
 	return out

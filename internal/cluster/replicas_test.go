@@ -41,7 +41,10 @@ type replica struct {
 
 type fleet struct {
 	redisURL, prefix, root string
-	ttl                    time.Duration
+	// backup is the session backup directory the replicas' agents share,
+	// so a pipeline waiting on a lost replica continues on another.
+	backup string
+	ttl    time.Duration
 }
 
 func newFleet(t testing.TB, ttl time.Duration) *fleet {
@@ -49,7 +52,7 @@ func newFleet(t testing.TB, ttl time.Duration) *fleet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fleet{redisURL: redistest.URL(t), prefix: fmt.Sprintf("fleet-%d:", time.Now().UnixNano()), root: root, ttl: ttl}
+	return &fleet{redisURL: redistest.URL(t), prefix: fmt.Sprintf("fleet-%d:", time.Now().UnixNano()), root: root, backup: t.TempDir(), ttl: ttl}
 }
 
 // start starts a replica; with renew false its leases are never renewed
@@ -57,7 +60,7 @@ func newFleet(t testing.TB, ttl time.Duration) *fleet {
 func (f *fleet) start(t testing.TB, renew bool) *replica {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	agent, err := demoagent.Start(ctx, "127.0.0.1:0", demoagent.Options{Token: "up"})
+	agent, err := demoagent.Start(ctx, "127.0.0.1:0", demoagent.Options{Token: "up", BackupDir: f.backup})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,13 +99,22 @@ func (r *replica) kill() {
 }
 
 func (f *fleet) body(thread, run, text string, resume []map[string]any) map[string]any {
+	return f.bodyWith(thread, run, text, resume, nil)
+}
+
+// bodyWith adds extra forwardedProps.iacCode fields.
+func (f *fleet) bodyWith(thread, run, text string, resume []map[string]any, extra map[string]any) map[string]any {
+	ic := map[string]any{"schemaVersion": 1, "rosInvocationId": "inv-1", "cwd": filepath.Join(f.root, "ws")}
+	for k, v := range extra {
+		ic[k] = v
+	}
 	msgs := []any{}
 	if text != "" {
 		msgs = append(msgs, map[string]any{"id": "m-" + run, "role": "user", "content": text})
 	}
 	b := map[string]any{
 		"threadId": thread, "runId": run, "state": map[string]any{}, "messages": msgs, "tools": []any{}, "context": []any{},
-		"forwardedProps": map[string]any{"iacCode": map[string]any{"schemaVersion": 1, "rosInvocationId": "inv-1", "cwd": filepath.Join(f.root, "ws")}},
+		"forwardedProps": map[string]any{"iacCode": ic},
 	}
 	if resume != nil {
 		b["resume"] = resume
@@ -375,4 +387,90 @@ func TestFencing(t *testing.T) {
 	if err != nil || doc.RunDigests["from-the-old-owner"] != "" || doc.RunDigests["from-the-new-owner"] != "y" {
 		t.Fatalf("stored %v %v", doc.RunDigests, err)
 	}
+}
+
+// TestPipelineSurvivesOwnerDeath: a pipeline question raised on A; A dies
+// (SIGKILL). Once its lease lapses, B takes the thread, its agent restores
+// the session from the shared backup, and the answer completes the
+// pipeline there.
+func TestPipelineSurvivesOwnerDeath(t *testing.T) {
+	f := newFleet(t, 1500*time.Millisecond)
+	a, b := f.start(t, false), f.start(t, true)
+	pipeline := map[string]any{"runMode": "pipeline"}
+	first := post(t, a.url, f.bodyWith("thread-q", "run-1", "Plan a deployment and ask me a question", nil, pipeline))
+	id := interruptID(t, first)
+	out, _ := first.last()["outcome"].(map[string]any)
+	it := out["interrupts"].([]any)[0].(map[string]any)
+	meta, _ := it["metadata"].(map[string]any)
+	opts, _ := meta["standardOptions"].([]any)
+	if len(opts) == 0 {
+		t.Fatalf("question without options: %v", it)
+	}
+	choice := opts[0].(map[string]any)["id"]
+	a.kill()
+	time.Sleep(f.ttl)
+	r := post(t, b.url, f.bodyWith("thread-q", "run-2", "", []map[string]any{{"interruptId": id, "status": "resolved", "payload": map[string]any{"selectedId": choice}}}, pipeline))
+	if !success(r) {
+		t.Fatalf("the pipeline did not continue on B: %d %s %v", r.status, r.code, r.last())
+	}
+}
+
+// TestFiftyWritersAcrossReplicas: fifty new turns of one thread sent at
+// once to three replicas. Each is admitted (and runs) or refused
+// THREAD_BUSY by the owner; every admitted run id is in the stored
+// document, and the document's revision history is a gap-free chain: no
+// replica lost another's update.
+func TestFiftyWritersAcrossReplicas(t *testing.T) {
+	f := newFleet(t, 10*time.Second)
+	reps := []*replica{f.start(t, true), f.start(t, true), f.start(t, true)}
+	if r := post(t, reps[0].url, f.body("thread-50", "run-0", "hello", nil)); !success(r) {
+		t.Fatal("first turn")
+	}
+	var mu sync.Mutex
+	admitted := []string{"run-0"}
+	var wg sync.WaitGroup
+	for i := 1; i <= 50; i++ {
+		wg.Go(func() {
+			run := fmt.Sprintf("run-%d", i)
+			r := post(t, reps[i%3].url, f.body("thread-50", run, "hello", nil))
+			switch {
+			case r.status == 200:
+				mu.Lock()
+				admitted = append(admitted, run)
+				mu.Unlock()
+			case r.status == 409 && r.code == "THREAD_BUSY":
+			default:
+				t.Errorf("%s: %d %s", run, r.status, r.code)
+			}
+		})
+	}
+	wg.Wait()
+	rc, err := redisstore.Open(f.redisURL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	store := redisstore.New(rc, f.prefix)
+	doc, _, err := store.Load(context.Background(), "thread-50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range admitted {
+		if doc.RunDigests[run] == "" {
+			t.Fatalf("admitted %s is not stored", run)
+		}
+	}
+	if len(doc.RunDigests) != len(admitted) {
+		t.Fatalf("%d runs stored, %d admitted", len(doc.RunDigests), len(admitted))
+	}
+	h, err := store.History(context.Background(), "thread-50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(h); i++ {
+		if h[i][0] != h[i-1][1] {
+			t.Fatalf("revision %d was saved over %s, not over %s", i, h[i][0], h[i-1][1])
+		}
+	}
+	t.Logf("%d of 51 turns admitted, %d revisions", len(admitted), len(h))
 }

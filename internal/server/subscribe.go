@@ -35,7 +35,12 @@ func (h *Handler) subscribe(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	str := func(k string) string { s, _ := obj[k].(string); return s }
-	o, err := h.opts.Adapter.Observe(r.Context(), adapter.ObserveRequest{
+	// The execution lives in its owner's A2A server: observe it there.
+	ctx, ok := h.route(w, r, body, str("threadId"), lang)
+	if !ok {
+		return
+	}
+	o, err := h.opts.Adapter.Observe(ctx, adapter.ObserveRequest{
 		ExecutionID: r.PathValue("executionId"), ThreadID: str("threadId"), RunID: str("runId"), RosInvocationID: str("rosInvocationId"),
 	})
 	var oe *adapter.ObserveError
@@ -51,8 +56,8 @@ func (h *Handler) subscribe(w http.ResponseWriter, r *http.Request) {
 	sw := agui.NewWriter(w, agui.WriterOptions{Heartbeat: -1})
 	defer sw.Close()
 	if err := sw.Start(); err != nil {
-		o.Stream(r.Context(), sw, lang)
+		o.Stream(ctx, sw, lang)
 		return
 	}
-	o.Stream(r.Context(), sw, lang)
+	o.Stream(ctx, sw, lang)
 }
