@@ -34,6 +34,11 @@ func Main(args []string, getenv func(string) string, stdout, stderr io.Writer) i
 // mainContext is Main with a parent context, so tests can stop the server
 // without signalling their own process.
 func mainContext(parent context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	return mainWith(parent, args, getenv, stdout, stderr, defaultChildTimings)
+}
+
+// mainWith is mainContext with the managed child's timings.
+func mainWith(parent context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, tm childTimings) int {
 	lang := i18n.FromLocaleEnv(getenv)
 	if len(args) > 0 {
 		switch args[0] {
@@ -72,7 +77,7 @@ func mainContext(parent context.Context, args []string, getenv func(string) stri
 	logger := newLogger(cfg.LogFormat, cfg.Debug, cfg.LogStdout, stdout, stderr)
 	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serve(ctx, cfg, getenv, logger); err != nil {
+	if err := serve(ctx, cfg, getenv, logger, tm); err != nil {
 		printError(stderr, lang, err)
 		return 1
 	}
@@ -90,7 +95,7 @@ func printError(w io.Writer, lang i18n.Lang, err error) {
 
 // serve starts the upstream, the adapter and the HTTP server, and blocks
 // until ctx is cancelled or the idle monitor stops the server.
-func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, logger *slog.Logger) error {
+func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, logger *slog.Logger, tm childTimings) error {
 	// The port first: a busy port must not cost a child process start.
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
 	ln, err := listen(addr)
@@ -98,7 +103,7 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		return err
 	}
 	defer ln.Close()
-	up, err := startUpstream(ctx, cfg, getenv, logger)
+	up, err := startUpstream(ctx, cfg, getenv, logger, tm)
 	if err != nil {
 		return err
 	}

@@ -110,11 +110,17 @@ type mainRun struct {
 // startMain runs mainContext in a goroutine on a free port.
 func startMain(t *testing.T, env map[string]string, extra ...string) *mainRun {
 	t.Helper()
+	return startMainWith(t, defaultChildTimings, env, extra...)
+}
+
+// startMainWith is startMain with the managed child's timings.
+func startMainWith(t *testing.T, tm childTimings, env map[string]string, extra ...string) *mainRun {
+	t.Helper()
 	r := &mainRun{port: freeTCPPort(t), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan int, 1)}
 	args := append([]string{"--port", strconv.Itoa(r.port), "--state-dir", t.TempDir()}, extra...)
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
-	go func() { r.done <- mainContext(ctx, args, func(k string) string { return env[k] }, r.stdout, r.stderr) }()
+	go func() { r.done <- mainWith(ctx, args, func(k string) string { return env[k] }, r.stdout, r.stderr, tm) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -276,10 +282,9 @@ func TestManagedChildExitsDuringStartup(t *testing.T) {
 func TestManagedChildNeverReady(t *testing.T) {
 	rec := t.TempDir()
 	standIn(t, "printf '%s\\n' \"$$\" > '"+rec+"/pid'\nexec sleep 60\n")
-	old := childReadyTimeout
-	childReadyTimeout = 600 * time.Millisecond
-	t.Cleanup(func() { childReadyTimeout = old })
-	r := startMain(t, nil)
+	tm := defaultChildTimings
+	tm.ready = 600 * time.Millisecond
+	r := startMainWith(t, tm, nil)
 	if code := r.wait(t); code != 1 {
 		t.Fatalf("Main = %d, want 1", code)
 	}

@@ -27,22 +27,22 @@ type upstream struct {
 	stop       func()
 }
 
-// Readiness of a managed child (protocol.md §1.8).
-var (
-	childReadyTimeout = 20 * time.Second
-	childPollEvery    = 100 * time.Millisecond
-	childProbeTimeout = 500 * time.Millisecond
-	childStopWait     = 5 * time.Second
-)
+// childTimings bound a managed child's readiness and stop (protocol.md
+// §1.8). The product uses defaultChildTimings; tests pass shorter ones.
+type childTimings struct {
+	ready, poll, probe, stop time.Duration
+}
+
+var defaultChildTimings = childTimings{ready: 20 * time.Second, poll: 100 * time.Millisecond, probe: 500 * time.Millisecond, stop: 5 * time.Second}
 
 // startUpstream picks the upstream: --a2a-url when set; else a managed
 // `iac-code a2a` child when iac-code is on PATH; else the embedded agent.
-func startUpstream(ctx context.Context, cfg *config.Config, getenv func(string) string, logger *slog.Logger) (*upstream, error) {
+func startUpstream(ctx context.Context, cfg *config.Config, getenv func(string) string, logger *slog.Logger, tm childTimings) (*upstream, error) {
 	if cfg.A2AURL != "" {
 		return &upstream{url: cfg.A2AURL, token: cfg.A2AToken, kind: "url", stop: func() {}}, nil
 	}
 	if path, err := exec.LookPath("iac-code"); err == nil {
-		return startChild(ctx, path, cfg, getenv, logger)
+		return startChild(ctx, path, cfg, getenv, logger, tm)
 	}
 	token := randomToken()
 	srv, err := demoagent.Start(ctx, "127.0.0.1:0", demoagent.Options{Token: token, Logger: logger.With("component", "demo-agent"),
@@ -72,7 +72,7 @@ func freePort() (int, error) {
 
 // startChild starts `iac-code a2a` on a free loopback port with a random
 // token and waits until its /health answers (protocol.md §1.8).
-func startChild(ctx context.Context, path string, cfg *config.Config, getenv func(string) string, logger *slog.Logger) (*upstream, error) {
+func startChild(ctx context.Context, path string, cfg *config.Config, getenv func(string) string, logger *slog.Logger, tm childTimings) (*upstream, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -90,10 +90,10 @@ func startChild(ctx context.Context, path string, cfg *config.Config, getenv fun
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
-	stop := func() { stopChild(cmd, exited) }
+	stop := func() { stopChild(cmd, exited, tm.stop) }
 	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/"
 	client := a2a.New(url, token)
-	deadline := time.Now().Add(childReadyTimeout)
+	deadline := time.Now().Add(tm.ready)
 	for {
 		select {
 		case <-exited:
@@ -103,7 +103,7 @@ func startChild(ctx context.Context, path string, cfg *config.Config, getenv fun
 			return nil, ctx.Err()
 		default:
 		}
-		pctx, cancel := context.WithTimeout(ctx, childProbeTimeout)
+		pctx, cancel := context.WithTimeout(ctx, tm.probe)
 		err := client.Health(pctx)
 		cancel()
 		if err == nil {
@@ -114,12 +114,12 @@ func startChild(ctx context.Context, path string, cfg *config.Config, getenv fun
 			stop()
 			return nil, &config.Error{Msg: i18n.MsgA2ANotReady}
 		}
-		time.Sleep(childPollEvery)
+		time.Sleep(tm.poll)
 	}
 }
 
 // stopChild terminates the child, then kills it after a grace period.
-func stopChild(cmd *exec.Cmd, exited <-chan struct{}) {
+func stopChild(cmd *exec.Cmd, exited <-chan struct{}, wait time.Duration) {
 	select {
 	case <-exited:
 		return
@@ -129,13 +129,13 @@ func stopChild(cmd *exec.Cmd, exited <-chan struct{}) {
 	select {
 	case <-exited:
 		return
-	case <-time.After(childStopWait):
+	case <-time.After(wait):
 	}
 	if err := signalGroup(cmd, syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) && !errors.Is(err, syscall.ESRCH) {
 		fmt.Fprintln(os.Stderr, "kill managed A2A process:", err)
 	}
 	select {
 	case <-exited:
-	case <-time.After(childStopWait):
+	case <-time.After(wait):
 	}
 }
