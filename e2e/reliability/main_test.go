@@ -92,6 +92,7 @@ type serverOpts struct {
 	agentURL string // "" = the embedded agent
 	env      []string
 	port     int
+	bin      string // "" = binary
 }
 
 func freePort(t testing.TB) int {
@@ -117,7 +118,11 @@ func startServer(t testing.TB, o serverOpts) *server {
 	if o.port == 0 {
 		o.port = freePort(t)
 	}
-	cmd := exec.Command(binary, "--port", strconv.Itoa(o.port), "--state-dir", o.stateDir)
+	bin := binary
+	if o.bin != "" {
+		bin = o.bin
+	}
+	cmd := exec.Command(bin, "--port", strconv.Itoa(o.port), "--state-dir", o.stateDir)
 	cmd.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=" + o.root, "IAC_CODE_AGUI_ALLOWED_CWDS=" + o.root}, o.env...)
 	if o.agentURL != "" {
 		cmd.Env = append(cmd.Env, "IAC_CODE_AGUI_A2A_URL="+o.agentURL, "IAC_CODE_AGUI_A2A_TOKEN=agent-token")

@@ -32,6 +32,9 @@ type Run struct {
 	cwd    string
 	lang   i18n.Lang
 	resume bool
+	// orphanTask is the task of an execution a crash left unfinished,
+	// cancelled before the new turn is sent (orphan.go).
+	orphanTask string
 }
 
 func isNotFound(err error) bool { return errors.Is(err, state.ErrNotFound) }
@@ -127,6 +130,7 @@ func (a *Adapter) admitLocked(ctx context.Context, run *Run, digest string) erro
 		case !run.resume && len(doc.Execution.Pending) > 0:
 			return nil, errResumeRequired.with(&Details{Pending: pendingInterrupts(doc)})
 		case !run.resume && !fresh:
+			run.orphanTask = unfinishedTask(doc)
 			rotate(doc, ic.RosInvocationID)
 		}
 		doc.RecordRun(key, digest)

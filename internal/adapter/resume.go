@@ -60,6 +60,9 @@ func (rs *runState) resume(ctx context.Context) error {
 	// Step 1.
 	if noTask {
 		if allApplied && len(entries) > 0 {
+			if taskID != "" && !containsString(doc.TerminalExecutionIDs, execID) {
+				return rs.followApplied(ctx, taskID)
+			}
 			return runErr(CodeResumeAlreadyApplied, i18n.MsgResumeAlreadyApplied)
 		}
 		return runErr(CodeExecutionLost, i18n.MsgTaskToResumeUnavailable)
@@ -72,7 +75,7 @@ func (rs *runState) resume(ctx context.Context) error {
 			case errors.Is(err, a2a.ErrBackupNotReady):
 				return runErr(CodeSessionBackupNotReady, i18n.MsgSessionBackupNotReady)
 			case errors.Is(err, a2a.ErrSessionUnavailable):
-				return runErr(CodeExecutionLost, i18n.MsgSessionToResumeUnavailable)
+				return rs.executionLost(ctx, i18n.MsgSessionToResumeUnavailable)
 			default:
 				return err
 			}
@@ -84,7 +87,7 @@ func (rs *runState) resume(ctx context.Context) error {
 	if errors.As(err, &rpc) && rpc.Code == a2a.CodeTaskNotFound {
 		// A2A no longer knows the task (for example after losing its state):
 		// there is nothing to resume, and nothing to cancel either.
-		return runErr(CodeExecutionLost, i18n.MsgTaskToResumeUnavailable)
+		return rs.executionLost(ctx, i18n.MsgTaskToResumeUnavailable)
 	}
 	if err != nil {
 		return err
@@ -104,6 +107,9 @@ func (rs *runState) resume(ctx context.Context) error {
 	}
 	// Step 5: reconcile pending interrupts with what the task still waits for.
 	taskInputs := rs.m.RequiredInputs(task)
+	if ae := answerEntries(entries, digests); answeredBeforeCrash(r.a.view(r.t), task, taskInputs, ae) {
+		return rs.commitAnsweredBeforeCrash(ctx, task, ae)
+	}
 	rs.awaited = awaitedTextInput(taskInputs)
 	announced, err := rs.reconcile(ctx, task, taskInputs, entries)
 	if err != nil {

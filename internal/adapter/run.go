@@ -128,6 +128,7 @@ func (rs *runState) newTurn(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return errClientGone // gone before anything was started upstream
 	}
+	rs.cancelOrphan(ctx)
 	contextID := r.a.view(r.t).ContextID
 	up, watch, stop := detachUntilTask(ctx)
 	defer stop()

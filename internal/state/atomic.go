@@ -27,6 +27,7 @@ func writeAtomic(path string, data []byte, rename func(string, string) error) (e
 	if err := refuseSymlink(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
+	crash := crashStart()
 	dir, name := filepath.Split(path)
 	f, tmp, err := createTemp(dir, name)
 	if err != nil {
@@ -54,9 +55,11 @@ func writeAtomic(path string, data []byte, rename func(string, string) error) (e
 	if err = f.Close(); err != nil {
 		return err
 	}
+	crashPoint(crash, "temp")
 	if err = renameWithRetry(tmp, path, rename); err != nil {
 		return err
 	}
+	crashPoint(crash, "renamed")
 	return syncDir(dir)
 }
 

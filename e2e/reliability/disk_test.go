@@ -1,0 +1,135 @@
+package reliability
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
+	"github.com/iac-code-agui/iac-code-agui/internal/demoagent/demoagenttest"
+)
+
+// mountTmpfs mounts a small tmpfs at a new directory, or skips the test
+// where the machine does not allow it (not root, no mount).
+func mountTmpfs(t *testing.T, size string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size+",mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here (%v: %s); the disk-fault suite needs root and mount", err, strings.TrimSpace(string(out)))
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", "-l", dir).Run() })
+	return dir
+}
+
+// cancelsOf counts the CancelTask calls for a task at the agent.
+func cancelsOf(a *demoagenttest.Server, taskID string) int {
+	n := 0
+	for _, c := range a.Calls() {
+		if c.Method == "CancelTask" && c.TaskID == taskID {
+			n++
+		}
+	}
+	return n
+}
+
+// TestDiskFaults: a state directory that becomes full (a 256 KiB tmpfs
+// filled up) and then read-only (remounted): the resume whose accepted
+// answer cannot be committed ends STATE_PERSISTENCE_FAILED and its A2A
+// task is cancelled; a new thread is refused 503 STATE_UNAVAILABLE; the
+// server keeps serving, and once the fault is gone every thread works
+// again.
+func TestDiskFaults(t *testing.T) {
+	stateDir := mountTmpfs(t, "256k")
+	agent := startAgent(t, demoagent.Options{StepDelay: 50 * time.Millisecond})
+	s := startServer(t, serverOpts{stateDir: stateDir, agentURL: agent.URL})
+	cwd := filepath.Join(s.Root, "ws")
+	if status, evs, body := post(t, s.URL, input("t-ok", "run-1", "hello", cwd, nil)); status != 200 || outcome(evs) != "success" {
+		t.Fatalf("before the fault: %d %.300s", status, body)
+	}
+	filler := filepath.Join(stateDir, "filler")
+	faults := []struct {
+		name          string
+		inject, clear func()
+	}{
+		{"full", func() {
+			// Fill the file system; the error ends the write.
+			f, err := os.Create(filler)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = f.Write(make([]byte, 1<<20))
+			f.Close()
+		}, func() { _ = os.Remove(filler) }},
+		{"read-only", func() {
+			if out, err := exec.Command("mount", "-o", "remount,ro", stateDir).CombinedOutput(); err != nil {
+				t.Fatalf("remount ro: %v %s", err, out)
+			}
+		}, func() {
+			if out, err := exec.Command("mount", "-o", "remount,rw", stateDir).CombinedOutput(); err != nil {
+				t.Fatalf("remount rw: %v %s", err, out)
+			}
+		}},
+	}
+	for i, f := range faults {
+		thread := "t-disk-" + f.name
+		status, evs, body := post(t, s.URL, input(thread, "run-1", "permission", cwd, nil))
+		if status != 200 || outcome(evs) != "interrupt" {
+			t.Fatalf("%s: interrupt before the fault: %d %.300s", f.name, status, body)
+		}
+		it := last(evs)["outcome"].(map[string]any)["interrupts"].([]any)[0].(map[string]any)
+		task := it["metadata"].(map[string]any)["requestTaskId"].(string)
+		// The fault starts once the answer reached the agent: admission
+		// has written, and the agent's first frame (StepDelay later)
+		// makes the commit write that fails.
+		start := time.Now()
+		go func() {
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Microsecond) {
+				for _, c := range agent.Calls() {
+					if c.TaskID == task && strings.HasPrefix(c.MessageID, "agui-resume-") {
+						f.inject()
+						return
+					}
+				}
+			}
+		}()
+		status, evs, body = post(t, s.URL, input(thread, "run-2", "", cwd, []any{map[string]any{"interruptId": it["id"], "status": "resolved", "payload": map[string]any{"decision": "allow_once"}}}))
+		if status != 200 || outcome(evs) != "error:STATE_PERSISTENCE_FAILED" || last(evs)["message"] != "The accepted interrupt response could not be committed." {
+			t.Fatalf("%s: resume: %d %.600s", f.name, status, body)
+		}
+		if n := cancelsOf(agent, task); n != 1 {
+			t.Fatalf("%s: %d CancelTask calls for the task, want 1", f.name, n)
+		}
+		status, _, body = post(t, s.URL, input("t-new-"+f.name, "run-1", "hello", cwd, nil))
+		if status != 503 || errorCode(body) != "STATE_UNAVAILABLE" {
+			t.Fatalf("%s: new thread: %d %s", f.name, status, body)
+		}
+		if res, err := client.Get(s.URL + "health"); err != nil || res.StatusCode != 200 {
+			t.Fatalf("%s: /health during the fault: %v %v", f.name, res, err)
+		} else {
+			res.Body.Close()
+		}
+		t.Logf("%s: resume ended STATE_PERSISTENCE_FAILED and the task was cancelled; new thread 503; %v", f.name, time.Since(start).Round(time.Millisecond))
+		f.clear()
+		// The failed thread's best-effort write of its end failed too, so
+		// its file still lists the interrupt: a resume of it is told the
+		// truth (the task was cancelled), then the thread goes on.
+		status, _, body = post(t, s.URL, input(thread, "run-3", "hello", cwd, nil))
+		if status != 409 || errorCode(body) != "RESUME_REQUIRED" {
+			t.Fatalf("%s cleared: the failed thread: %d %.300s", f.name, status, body)
+		}
+		status, evs, body = post(t, s.URL, input(thread, "run-4", "", cwd, []any{map[string]any{"interruptId": it["id"], "status": "resolved", "payload": map[string]any{"decision": "allow_once"}}}))
+		if status != 200 || outcome(evs) != "error:CANCELLED" {
+			t.Fatalf("%s cleared: resume of the failed thread: %d %.600s", f.name, status, body)
+		}
+		// Everything works again: the new thread, the old one, the failed one.
+		for _, th := range []string{"t-new-" + f.name, "t-ok", thread} {
+			status, evs, body := post(t, s.URL, input(th, "run-after-"+f.name, "hello", cwd, nil))
+			if status != 200 || outcome(evs) != "success" {
+				t.Fatalf("%s cleared (%d): %s: %d %.600s", f.name, i, th, status, body)
+			}
+		}
+	}
+}
