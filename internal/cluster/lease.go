@@ -45,6 +45,9 @@ type Cluster struct {
 
 	mu   sync.Mutex
 	held map[string]string // thread id → lease value we hold
+	// inflight counts the requests this replica is serving per thread;
+	// their leases are renewed and never released under them.
+	inflight map[string]int
 }
 
 // New returns a Cluster for this replica, with a fresh random replica id.
@@ -57,7 +60,7 @@ func New(o Options) *Cluster {
 	}
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	return &Cluster{o: o, id: hex.EncodeToString(b[:]), held: map[string]string{}}
+	return &Cluster{o: o, id: hex.EncodeToString(b[:]), held: map[string]string{}, inflight: map[string]int{}}
 }
 
 // ID is this replica's id.
@@ -76,6 +79,9 @@ type Owner struct {
 	Acquired bool
 	// Expires is when a remote lease lapses unless renewed.
 	Expires time.Duration
+	// Done ends the request's hold on a local lease; the caller must call
+	// it once the request is answered. Nil for a remote owner.
+	Done func()
 }
 
 // keys of one thread, shared with the Redis store.
@@ -126,8 +132,19 @@ func (c *Cluster) Claim(ctx context.Context, threadID string) (Owner, error) {
 	if mine != 0 {
 		c.mu.Lock()
 		c.held[threadID] = value
+		c.inflight[threadID]++
 		c.mu.Unlock()
-		return Owner{Local: true, Lease: value, Acquired: mine == 2}, nil
+		var once sync.Once
+		done := func() {
+			once.Do(func() {
+				c.mu.Lock()
+				if c.inflight[threadID]--; c.inflight[threadID] <= 0 {
+					delete(c.inflight, threadID)
+				}
+				c.mu.Unlock()
+			})
+		}
+		return Owner{Local: true, Lease: value, Acquired: mine == 2, Done: done}, nil
 	}
 	parts := strings.SplitN(value, " ", 3)
 	if len(parts) != 3 {
@@ -165,9 +182,14 @@ func (c *Cluster) renew(ctx context.Context) {
 	}
 	c.mu.Unlock()
 	for threadID := range held {
-		if c.o.Busy != nil && c.o.Busy(ctx, threadID) {
-			if _, err := c.Claim(ctx, threadID); err != nil {
+		if c.serving(threadID) || c.o.Busy != nil && c.o.Busy(ctx, threadID) {
+			o, err := c.Claim(ctx, threadID)
+			if err != nil {
 				c.o.Logger.Warn("Could not renew a thread lease", "threadId", threadID, "error", err)
+				continue
+			}
+			if o.Done != nil {
+				o.Done()
 			}
 			continue
 		}
@@ -188,9 +210,23 @@ func (c *Cluster) ReleaseAll(ctx context.Context) {
 	}
 }
 
+// serving reports whether a request of the thread is in flight here.
+func (c *Cluster) serving(threadID string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.inflight[threadID] > 0
+}
+
+// release gives up a lease unless a request claimed it meanwhile (the
+// check and the forgetting are one step under c.mu, so a request that
+// claims concurrently keeps its lease).
 func (c *Cluster) release(ctx context.Context, threadID string) {
 	c.mu.Lock()
 	value, ok := c.held[threadID]
+	if c.inflight[threadID] > 0 {
+		c.mu.Unlock()
+		return
+	}
 	delete(c.held, threadID)
 	c.mu.Unlock()
 	owner, _, err := c.keys(threadID)

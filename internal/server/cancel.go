@@ -32,10 +32,11 @@ func (h *Handler) cancel(w http.ResponseWriter, r *http.Request) {
 		writeError(w, lang, http.StatusBadRequest, adapter.CodeInvalidInput, i18n.MsgCancelIdentityRequired)
 		return
 	}
-	ctx, ok := h.route(w, r, body, threadID, lang)
+	ctx, done, ok := h.route(w, r, body, threadID, lang)
 	if !ok {
 		return
 	}
+	defer done()
 	executionID := r.PathValue("executionId")
 	status, err := h.opts.Adapter.Cancel(ctx, executionID, threadID, rosID)
 	if err != nil {

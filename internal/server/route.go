@@ -25,39 +25,46 @@ const CodeOwnerUnavailable = "OWNER_UNAVAILABLE"
 
 // route decides where a request of threadID is served. It returns the
 // context to serve it with here (carrying the thread's lease, which fences
-// every write) and true; or false when it answered the request itself: by
-// forwarding it to the owner, or with an error.
-func (h *Handler) route(w http.ResponseWriter, r *http.Request, body []byte, threadID string, lang i18n.Lang) (context.Context, bool) {
+// every write), a func the caller must call once the request is answered
+// (it keeps the lease renewed until then), and true; or false when it
+// answered the request itself: by forwarding it to the owner, or with an
+// error.
+func (h *Handler) route(w http.ResponseWriter, r *http.Request, body []byte, threadID string, lang i18n.Lang) (context.Context, func(), bool) {
+	nop := func() {}
 	c := h.opts.Cluster
 	if c == nil {
-		return r.Context(), true
+		return r.Context(), nop, true
 	}
 	if _, err := state.FileKey(threadID); err != nil {
-		return r.Context(), true // admission answers the bad id
+		return r.Context(), nop, true // admission answers the bad id
 	}
 	owner, err := c.Claim(r.Context(), threadID)
 	if err != nil {
 		h.log.Warn("AG-UI thread ownership unavailable", "threadId", threadID, "error", err)
 		writeError(w, lang, http.StatusServiceUnavailable, "STATE_UNAVAILABLE", i18n.MsgStateUnavailable)
-		return nil, false
+		return nil, nop, false
 	}
 	if owner.Local {
 		if owner.Acquired {
 			h.opts.Adapter.Invalidate(threadID)
 		}
-		return state.WithLease(r.Context(), owner.Lease), true
+		done := owner.Done
+		if done == nil {
+			done = nop
+		}
+		return state.WithLease(r.Context(), owner.Lease), done, true
 	}
 	if c.Forwarded(r) {
 		// The replica that sent this thought we own the thread; the lease
 		// moved meanwhile. No second hop: the client retries.
 		ownerUnavailable(w, lang, owner)
-		return nil, false
+		return nil, nop, false
 	}
 	if err := c.Forward(w, r, body, owner); err != nil {
 		h.log.Warn("AG-UI thread owner unreachable", "threadId", threadID, "error", err)
 		ownerUnavailable(w, lang, owner)
 	}
-	return nil, false
+	return nil, nop, false
 }
 
 // ownerUnavailable answers 503 OWNER_UNAVAILABLE with the time left on the

@@ -38,10 +38,11 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 		h.envelopeRefused(w, r, lang, err)
 		return
 	}
-	ctx, ok := h.route(w, r, body, in.ThreadID, lang)
+	ctx, done, ok := h.route(w, r, body, in.ThreadID, lang)
 	if !ok {
 		return
 	}
+	defer done()
 	run, err := h.opts.Adapter.Admit(ctx, adapter.Request{Input: in, Body: body, Lang: lang})
 	if err != nil {
 		writeAdapterError(w, lang, err)

@@ -36,10 +36,11 @@ func (h *Handler) subscribe(w http.ResponseWriter, r *http.Request) {
 	}
 	str := func(k string) string { s, _ := obj[k].(string); return s }
 	// The execution lives in its owner's A2A server: observe it there.
-	ctx, ok := h.route(w, r, body, str("threadId"), lang)
+	ctx, done, ok := h.route(w, r, body, str("threadId"), lang)
 	if !ok {
 		return
 	}
+	defer done()
 	o, err := h.opts.Adapter.Observe(ctx, adapter.ObserveRequest{
 		ExecutionID: r.PathValue("executionId"), ThreadID: str("threadId"), RunID: str("runId"), RosInvocationID: str("rosInvocationId"),
 	})
