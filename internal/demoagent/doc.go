@@ -43,11 +43,13 @@
 //	resource | select a vswitch       normal; cloud_resource_selection, stream ends; prefixed JSON answer resumes
 //	select | candidate                pipeline; candidate_selection, stream ends; text answer resumes
 //	deploy (without "permission")     pipeline; deployment_confirmation, stream ends; label or JSON action resumes
+//	guided                            pipeline; two steps wait for guidance and apply it
 //	pipeline (or run_mode=pipeline)   full pipeline: steps, parallel candidates, batches, gaps, duplicates
 //	permission                        normal-mode bash permission, stream kept open for the decision
 //	(anything else)                   normal turn writing vpc.yaml (bucket.yaml for "bucket"/"oss", main.tf for "terraform")
 //
-// Independently of the row, "backup not ready" makes the next
+// A message naming a running pipeline task is guidance, whatever its text
+// (guidance.go). Independently of the row, "backup not ready" makes the next
 // ensure-restored for the session answer 409 SESSION_BACKUP_NOT_READY once
 // (then "restored"), and the next sideband SendMessage answer a JSON-RPC
 // error with data {"code":"SESSION_BACKUP_NOT_READY","retryable":true} once.

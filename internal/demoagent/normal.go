@@ -52,6 +52,8 @@ func pickScenario(lower, runMode string) scenario {
 	case has("deploy") && !has("permission"):
 		// "Deploy it (permission)" stays the permission turn.
 		return scenario{name: "deploy", pipeline: true, run: func(_ context.Context, e *emitter) error { return e.deployment() }}
+	case has("guided"):
+		return scenario{name: "guided", pipeline: true, run: func(ctx context.Context, e *emitter) error { return e.guidedPipeline(ctx) }}
 	case has("pipeline") || strings.EqualFold(runMode, "pipeline"):
 		return scenario{name: "pipeline", pipeline: true, run: func(_ context.Context, e *emitter) error { return e.pipelineFull() }}
 	case has("permission"):

@@ -208,7 +208,12 @@ func (a *Agent) route(q *sendReq, t *taskRec) {
 	}
 	busy := c.activeTask != ""
 	sameActive := t != nil && t.active
+	guidance := sameActive && t.pipeline
 	a.mu.Unlock()
+	if guidance {
+		a.guide(q, t)
+		return
+	}
 	if sameActive {
 		a.runFailed(q, t, "Task is already working.", true)
 		return

@@ -87,6 +87,11 @@ type taskRec struct {
 	lastPipe  string // pipeline status for the snapshot
 	updatedAt time.Time
 	idle      *list.Element // in Agent.idleTasks while evictable
+
+	// guidance carries guidance texts to a running pipeline script;
+	// guided lists the guidance ids already applied (guidance.go).
+	guidance chan string
+	guided   []string
 }
 
 func (a *Agent) subscribe(t *taskRec) *sub {
@@ -108,6 +113,11 @@ func (a *Agent) unsubscribe(t *taskRec, s *sub) {
 func (a *Agent) publish(ctx context.Context, t *taskRec, r streamResult) error {
 	t.pubMu.Lock()
 	defer t.pubMu.Unlock()
+	return a.publishLocked(ctx, t, r)
+}
+
+// publishLocked is publish for a caller that holds t.pubMu.
+func (a *Agent) publishLocked(ctx context.Context, t *taskRec, r streamResult) error {
 	a.mu.Lock()
 	f := frame{state: t.t.Status.State}
 	switch {
