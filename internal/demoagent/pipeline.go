@@ -167,6 +167,11 @@ func (a *Agent) resumeInput(q *sendReq, t *taskRec) {
 
 // complete publishes the terminal pipeline envelopes and COMPLETED.
 func (e *emitter) complete(totalSteps int) error {
+	e.a.mu.Lock()
+	if e.t.ctx != nil {
+		e.t.ctx.handoffTask = e.tid
+	}
+	e.a.mu.Unlock()
 	done := e.envelope("pipeline_completed", "pipeline", "completed", map[string]any{"totalSteps": totalSteps}, nil)
 	ack1 := e.envelope("backup_committed", "pipeline", "", map[string]any{"committedEventId": done["eventId"],
 		"committedEventType": "pipeline_completed", "committedSequence": done["sequence"]}, nil)

@@ -41,6 +41,10 @@ type ctxRec struct {
 	saved       bool              // its identity is in Options.BackupDir
 	backup      *ctxBackup        // what Options.BackupDir holds for it; Agent.bkMu
 	idle        *list.Element     // in Agent.idleCtxs while ntasks == 0
+
+	// handoffTask is the pipeline task that last handed the context over
+	// to normal chat (pipeline_handoff_ready); cleanupOnly needs one.
+	handoffTask string
 }
 
 // permWait is a permission the executor is waiting for.

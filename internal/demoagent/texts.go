@@ -13,6 +13,9 @@ const (
 	msgGuidanceNone
 	msgGuidanceSupplement
 	msgGuidanceDuplicate
+	msgMCPReply
+	msgBackupBlocked
+	msgPausePrompt
 )
 
 var texts = map[textKey]map[string]string{
@@ -69,6 +72,28 @@ var texts = map[textKey]map[string]string{
 		"de": "Dieser Hinweis wurde bereits übernommen.",
 		"ja": "このガイダンスは適用済みです。",
 		"pt": "Esta orientação já foi aplicada.",
+	},
+	msgMCPReply: {
+		"en": "The aliyun-docs MCP server is unavailable; continuing with the built-in tools.",
+		"zh": "aliyun-docs MCP 服务器不可用；继续使用内置工具。",
+		"es": "El servidor MCP aliyun-docs no está disponible; se continúa con las herramientas integradas.",
+		"fr": "Le serveur MCP aliyun-docs est indisponible ; poursuite avec les outils intégrés.",
+		"de": "Der MCP-Server aliyun-docs ist nicht verfügbar; es geht mit den eingebauten Werkzeugen weiter.",
+		"ja": "MCP サーバー aliyun-docs は利用できません。組み込みツールで続行します。",
+		"pt": "O servidor MCP aliyun-docs está indisponível; continuando com as ferramentas integradas.",
+	},
+	// iac-code's own text, not localised by it (upstream.md §3.4.8).
+	msgBackupBlocked: {
+		"en": "Session backup failed. Retry after the backup path is available.",
+	},
+	msgPausePrompt: {
+		"en": "The step is changing resources and your message could not be classified. Reply \"continue\" to go on, or ask to roll back or cancel.",
+		"zh": "该步骤正在变更资源，无法判断您的消息意图。回复“继续”以继续，或要求回滚或取消。",
+		"es": "El paso está modificando recursos y no se pudo clasificar su mensaje. Responda \"continue\" para seguir, o pida revertir o cancelar.",
+		"fr": "L'étape modifie des ressources et votre message n'a pas pu être classé. Répondez « continue » pour poursuivre, ou demandez un retour arrière ou une annulation.",
+		"de": "Der Schritt ändert Ressourcen, und Ihre Nachricht konnte nicht eingeordnet werden. Antworten Sie „continue“, um fortzufahren, oder verlangen Sie ein Zurücksetzen oder Abbrechen.",
+		"ja": "このステップはリソースを変更中のため、メッセージを分類できませんでした。続行するには「continue」と返信するか、ロールバックまたはキャンセルを指示してください。",
+		"pt": "A etapa está alterando recursos e sua mensagem não pôde ser classificada. Responda \"continue\" para prosseguir, ou peça para reverter ou cancelar.",
 	},
 }
 

@@ -108,10 +108,11 @@ func TestGuidanceSteersRunningPipeline(t *testing.T) {
 	} else if code, msg := errorOf(t, r); code != "DUPLICATE_RUN_ID" || msg != "The AG-UI run id has already been used." {
 		t.Fatalf("replayed guidance: %s %q", code, msg)
 	}
-	// snake_case spellings are accepted too.
+	// snake_case spellings are accepted too. (Sent while the pipeline
+	// waits: docs/demo-agent.md says why.)
+	waitForText(t, main, "Planning the compute")
 	retry := e.body(th, "run-g1b", "use two zones", map[string]any{"run_mode": "pipeline", "active_guidance": true, "guidance_id": "g-1"})
 	assertGuided(t, post(t, e.URL, retry, nil), th, "run-g1b")
-	waitForText(t, main, "Planning the compute")
 	assertGuided(t, post(t, e.URL, guidanceBody(e, th, "run-g2", "use ecs.g7.large", nil), nil), th, "run-g2")
 
 	fin := main.rest(t)
