@@ -104,6 +104,12 @@ func FuzzDigest(f *testing.F) {
 	f.Add([]byte(`[1e400,-0,-0.0,"\u0000<>&"]`))
 	f.Add([]byte(`{"é":1,"😀":2,"ﬀ":3}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
+		if !utf8.Valid(body) {
+			// The server refuses such a body before its digest (INVALID_JSON);
+			// decoding would merge keys whose bytes differ ("\xa9", "\x80"
+			// both become U+FFFD), so the reordered body is another request.
+			t.Skip()
+		}
 		d1, err := Digest(body)
 		v, perr := decodeJSON(body)
 		if (err == nil) != (perr == nil) {
