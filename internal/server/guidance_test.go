@@ -232,3 +232,34 @@ func TestGuidanceAfterPipelineEnded(t *testing.T) {
 		t.Fatalf("late guidance reached A2A: %d calls", n-calls)
 	}
 }
+
+// TestGuidanceAcrossAdapterRestart: a restarted adapter (nothing cached,
+// no active run in memory) steers the pipeline that still runs in A2A,
+// from the thread file alone, without rotating its execution (the
+// original's "pipeline_guidance_preserves_active_execution_across_adapter_restart").
+func TestGuidanceAcrossAdapterRestart(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	const th = "thread-guidance-restart"
+	main := openStream(t, e.URL, e.body(th, "run-1", "Run a guided pipeline", map[string]any{"runMode": "pipeline"}))
+	waitForText(t, main, "Planning the network")
+	exec := sessionOf(t, main.events)["executionId"]
+	e2 := e.restart(t)
+	assertGuided(t, post(t, e2.URL, guidanceBody(e2, th, "run-g1", "use two zones", nil), nil), th, "run-g1")
+	waitForText(t, main, "Planning the compute")
+	assertGuided(t, post(t, e2.URL, guidanceBody(e2, th, "run-g2", "use ecs.g7.large", nil), nil), th, "run-g2")
+	if fin := main.rest(t); fin["type"] != "RUN_FINISHED" {
+		t.Fatalf("pipeline run ended %v", fin)
+	}
+	text := contentOf(main.events)
+	if !strings.Contains(text, "Guidance applied: use two zones") || !strings.Contains(text, "Guidance applied: use ecs.g7.large") {
+		t.Fatalf("guided text %q", text)
+	}
+	raw, err := os.ReadFile(threadFile(t, e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct{ Execution struct{ ExecutionID string } }
+	if err := json.Unmarshal(raw, &doc); err != nil || doc.Execution.ExecutionID != exec {
+		t.Fatalf("execution %s, want %v (%v)", doc.Execution.ExecutionID, exec, err)
+	}
+}
