@@ -35,6 +35,8 @@ type Run struct {
 	// orphanTask is the task of an execution a crash left unfinished,
 	// cancelled before the new turn is sent (orphan.go).
 	orphanTask string
+	// guidance steers the running pipeline (guidance.go).
+	guidance bool
 }
 
 func isNotFound(err error) bool { return errors.Is(err, state.ErrNotFound) }
@@ -88,7 +90,8 @@ func (a *Adapter) admit(ctx context.Context, req Request) (*Run, error) {
 		a.reqLog(ctx).Warn("AG-UI thread state unavailable", "threadId", in.ThreadID, "error", err)
 		return nil, errStateUnavailable
 	}
-	run := &Run{a: a, t: t, in: in, ic: ic, cwd: cwd, lang: req.Lang, resume: len(in.Resume) > 0}
+	run := &Run{a: a, t: t, in: in, ic: ic, cwd: cwd, lang: req.Lang, resume: len(in.Resume) > 0,
+		guidance: ic.ActiveGuidance}
 	if err := a.admitLocked(ctx, run, digest); err != nil {
 		a.unpin(in.ThreadID, t)
 		return nil, err
@@ -104,11 +107,12 @@ func (a *Adapter) admitLocked(ctx context.Context, run *Run, digest string) erro
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	// THREAD_BUSY comes after the run-id checks (§3.6): an idempotent
-	// replay of the active run is still a duplicate.
-	busy := t.activeRun != ""
+	// replay of the active run is still a duplicate. Guidance steers the
+	// active run, so it never meets it (§5.13).
+	busy := t.activeRun != "" && !run.guidance
 	_, err := a.updateLocked(ctx, t, func(doc *state.Thread) (*state.Thread, error) {
 		fresh := doc == nil
-		if fresh && run.resume {
+		if fresh && (run.resume || run.guidance) {
 			return nil, errExecutionLost
 		}
 		if fresh {
@@ -125,6 +129,10 @@ func (a *Adapter) admitLocked(ctx context.Context, run *Run, digest string) erro
 			return nil, errBindingConflict
 		}
 		switch {
+		case run.guidance:
+			if err := guidanceRefusal(doc, run); err != nil {
+				return nil, err
+			}
 		case run.resume && doc.Execution.RosInvocationID != ic.RosInvocationID:
 			return nil, errResumeMismatch
 		case !run.resume && len(doc.Execution.Pending) > 0:
@@ -143,7 +151,9 @@ func (a *Adapter) admitLocked(ctx context.Context, run *Run, digest string) erro
 		}
 		return err
 	}
-	t.activeRun = in.RunID
+	if !run.guidance {
+		t.activeRun = in.RunID
+	}
 	run.log = a.runLog(ctx, in.ThreadID, in.RunID, t.doc.Execution.ExecutionID)
 	return nil
 }

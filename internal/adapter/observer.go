@@ -35,8 +35,9 @@ type Observer interface {
 
 // Run kinds reported to the Observer.
 const (
-	RunKindNew    = "new"
-	RunKindResume = "resume"
+	RunKindNew      = "new"
+	RunKindResume   = "resume"
+	RunKindGuidance = "guidance"
 )
 
 // Run outcomes reported to the Observer.
@@ -60,6 +61,9 @@ func (nopObserver) StateWrite(error, time.Duration)                     {}
 
 // kind is the run's kind for the Observer.
 func (rs *runState) kind() string {
+	if rs.r.guidance {
+		return RunKindGuidance
+	}
 	if rs.r.resume {
 		return RunKindResume
 	}

@@ -73,6 +73,10 @@ type runState struct {
 // thread when it returns. ctx is the client's request context: its
 // cancellation is the disconnect signal (agui.md §1.2).
 func (r *Run) Stream(ctx context.Context, sink Sink) {
+	if r.guidance {
+		r.streamGuidance(ctx, sink)
+		return
+	}
 	rs := r.newRunState(sink)
 	r.a.obs.RunStarted(rs.kind())
 	r.log.Info("run started", "kind", rs.kind())

@@ -1,7 +1,6 @@
 package demoagent
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -104,25 +103,9 @@ func normLang(v string) string {
 }
 
 // replyIntro is the first sentence of the main reply.
-func replyIntro(lang, file, cwd string) string {
-	switch lang {
-	case "es":
-		return fmt.Sprintf("Escribiendo %s en %s.", file, cwd)
-	case "zh":
-		return fmt.Sprintf("正在 %s 中写入 %s。", cwd, file)
-	}
-	return fmt.Sprintf("Writing %s in %s.", file, cwd)
-}
+func replyIntro(lang, file, cwd string) string { return trf(lang, msgReplyIntro, file, cwd) }
 
-func replyOutro(lang string) string {
-	switch lang {
-	case "es":
-		return "La plantilla está lista para desplegarse."
-	case "zh":
-		return "模板已准备好部署。"
-	}
-	return "The template is ready to deploy."
-}
+func replyOutro(lang string) string { return tr(lang, msgReplyOutro) }
 
 // replyChunks splits the main reply into the deltas streamed for it.
 func replyChunks(lang, file, body, syntax, cwd string) []string {
@@ -138,14 +121,5 @@ func replyChunks(lang, file, body, syntax, cwd string) []string {
 type permText struct{ title, purpose, prompt, allow, deny string }
 
 func permissionText(lang string) permText {
-	switch lang {
-	case "es":
-		return permText{"Ejecutar un comando de shell local", "Ejecutar un comando local necesario para la tarea de infraestructura solicitada.",
-			"Ejecutar un comando de shell local ¿Permitir una vez?", "Permitir una vez", "Denegar"}
-	case "zh":
-		return permText{"运行本地 Shell 命令", "执行所请求的基础设施任务所需的本地命令。",
-			"运行本地 Shell 命令 是否允许一次？", "允许一次", "拒绝"}
-	}
-	return permText{"Run a local shell command", "Execute a local command needed for the requested infrastructure task.",
-		"Run a local shell command Allow once?", "Allow once", "Deny"}
+	return permText{tr(lang, msgPermTitle), tr(lang, msgPermPurpose), tr(lang, msgPermPrompt), tr(lang, msgPermAllow), tr(lang, msgPermDeny)}
 }

@@ -30,6 +30,10 @@
 // matching row wins):
 //
 //	keyword                           behaviour
+//	recoverable                       -32602 "Pipeline already running…" with data.recoverableTaskId (kinds_more.go)
+//	mcp                               mcpWarning + mcpStatus (pipeline mode: an mcp_status envelope)
+//	backup blocked                    backupBlocked INPUT_REQUIRED (pipeline mode: backup_blocked, any text continues)
+//	pause                             pipeline; pipeline_pause_confirmation without input; "continue" or cancel
 //	flood <N>                         N one-character text deltas, no delay (N ≤ 1,000,000; default 1000)
 //	cancel me                         a delta every 200 ms until CancelTask
 //	stall                             SUBMITTED, WORKING, then nothing until cancelled
@@ -43,11 +47,14 @@
 //	resource | select a vswitch       normal; cloud_resource_selection, stream ends; prefixed JSON answer resumes
 //	select | candidate                pipeline; candidate_selection, stream ends; text answer resumes
 //	deploy (without "permission")     pipeline; deployment_confirmation, stream ends; label or JSON action resumes
+//	guided                            pipeline; two steps wait for guidance and apply it
 //	pipeline (or run_mode=pipeline)   full pipeline: steps, parallel candidates, batches, gaps, duplicates
 //	permission                        normal-mode bash permission, stream kept open for the decision
 //	(anything else)                   normal turn writing vpc.yaml (bucket.yaml for "bucket"/"oss", main.tf for "terraform")
 //
-// Independently of the row, "backup not ready" makes the next
+// Metadata cleanupOnly: true makes a cleanup-only turn (kinds_more.go). A
+// message naming a running pipeline task is guidance, whatever its text
+// (guidance.go). Independently of the row, "backup not ready" makes the next
 // ensure-restored for the session answer 409 SESSION_BACKUP_NOT_READY once
 // (then "restored"), and the next sideband SendMessage answer a JSON-RPC
 // error with data {"code":"SESSION_BACKUP_NOT_READY","retryable":true} once.

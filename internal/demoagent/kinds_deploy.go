@@ -100,10 +100,10 @@ func (e *emitter) deployment() error {
 func (e *emitter) askDeployment(params map[string]any, validation string) error {
 	eventID := "evt-" + hex32()
 	inputID := "input-" + eventID
-	prompt := "Deploy stack demo-vpc to cn-hangzhou?"
+	prompt := tr(e.lang, msgDeployPrompt)
 	summary := deploymentSummary(params)
 	proj := map[string]any{"schemaVersion": 1, "kind": "deployment_confirmation", "requestTaskId": e.tid, "contextId": e.cid,
-		"inputId": inputID, "title": "Confirm deployment", "prompt": prompt, "required": true, "language": e.lang,
+		"inputId": inputID, "title": tr(e.lang, msgDeployTitle), "prompt": prompt, "required": true, "language": e.lang,
 		"options": deployOptions, "deploymentSummary": summary}
 	data := map[string]any{"kind": "deployment_confirmation", "stepId": deployConfirmStep, "prompt": prompt,
 		"options": deployOptions, "deploymentSummary": summary}

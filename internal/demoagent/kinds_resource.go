@@ -122,9 +122,9 @@ func (e *emitter) resourceProjection(inputID string) map[string]any {
 	return map[string]any{
 		"schemaVersion": 1, "kind": "cloud_resource_selection", "requestTaskId": e.tid, "contextId": e.cid,
 		"inputId": inputID, "toolUseId": resourceToolUseID, "toolName": "select_resource",
-		"title": "Select a VSwitch", "purpose": "Bind the ECS instance to an existing VSwitch.",
-		"prompt": "Select the VSwitch for the ECS instance", "required": true, "language": e.lang,
-		"allowFreeText": true, "freeTextPrompt": "Or enter a VSwitch id.",
+		"title": tr(e.lang, msgResTitle), "purpose": tr(e.lang, msgResPurpose),
+		"prompt": tr(e.lang, msgResPrompt), "required": true, "language": e.lang,
+		"allowFreeText": true, "freeTextPrompt": tr(e.lang, msgResFree),
 		"selector": map[string]any{"id": resourceSelector, "resourceType": "ALIYUN::ECS::VSwitch", "regionId": "cn-hangzhou",
 			"associationProperty": "ALIYUN::VPC::VSwitch::VSwitchId", "associationPropertyMetadata": map[string]any{"VpcId": "vpc-demo"}},
 		"options": []any{
@@ -140,7 +140,7 @@ func (e *emitter) resourceSelection() error {
 	if err := e.begin(); err != nil {
 		return err
 	}
-	if err := e.text("The ECS instance needs a VSwitch in cn-hangzhou."); err != nil {
+	if err := e.text(tr(e.lang, msgResIntro)); err != nil {
 		return err
 	}
 	if err := e.tool(map[string]any{"status": "started", "toolUseId": resourceToolUseID, "name": "select_resource"}); err != nil {
@@ -178,13 +178,13 @@ func (e *emitter) resourceChosen(c resourceCorr, a resourceAnswer) error {
 	}
 	res := map[string]any{"status": "completed", "toolUseId": c.toolUseID, "name": "select_resource",
 		"result": map[string]any{"selectorId": resourceSelector, "value": a.value, "label": a.label, "source": a.source}}
-	reply := "Using VSwitch " + a.label + " for the ECS instance."
+	reply := trf(e.lang, msgResUsing, a.label)
 	if a.status == "canceled" {
 		res = map[string]any{"status": "failed", "toolUseId": c.toolUseID, "name": "select_resource",
 			"result": "Resource selection canceled by user."}
-		reply = "No VSwitch was chosen, so the ECS instance was left without one."
+		reply = tr(e.lang, msgResNone)
 		if a.optionsEmpty {
-			reply = "No VSwitch was chosen: none is available in cn-hangzhou."
+			reply = tr(e.lang, msgResNoneAvailable)
 		}
 	}
 	if err := e.tool(res); err != nil {

@@ -17,6 +17,9 @@ type scenario struct {
 	name     string
 	pipeline bool
 	run      script
+	// refuse, when set, answers the message with a JSON-RPC error instead
+	// of running (kinds_more.go); called with Agent.mu held.
+	refuse func(c *ctxRec) *rpcError
 }
 
 // floodCap bounds "flood <N>".
@@ -24,6 +27,9 @@ const floodCap = 1_000_000
 
 func pickScenario(lower, runMode string) scenario {
 	has := func(s string) bool { return strings.Contains(lower, s) }
+	if sc, ok := morePickScenario(has, has("pipeline") || strings.EqualFold(runMode, "pipeline")); ok {
+		return sc
+	}
 	switch {
 	case has("flood"):
 		return scenario{name: "flood", run: func(_ context.Context, e *emitter) error { return e.flood(floodCount(lower)) }}
@@ -52,6 +58,8 @@ func pickScenario(lower, runMode string) scenario {
 	case has("deploy") && !has("permission"):
 		// "Deploy it (permission)" stays the permission turn.
 		return scenario{name: "deploy", pipeline: true, run: func(_ context.Context, e *emitter) error { return e.deployment() }}
+	case has("guided"):
+		return scenario{name: "guided", pipeline: true, run: func(ctx context.Context, e *emitter) error { return e.guidedPipeline(ctx) }}
 	case has("pipeline") || strings.EqualFold(runMode, "pipeline"):
 		return scenario{name: "pipeline", pipeline: true, run: func(_ context.Context, e *emitter) error { return e.pipelineFull() }}
 	case has("permission"):

@@ -108,7 +108,11 @@ func TestTemplateVariantsAndLanguages(t *testing.T) {
 		{"terraform please", "en", "Writing main.tf in /w"},
 		{"Crea una VPC", "es-ES", "Escribiendo vpc.yaml en /w."},
 		{"创建 VPC", "zh-CN", "正在 /w 中写入 vpc.yaml。"},
-		{"Créer un VPC", "fr", "Writing vpc.yaml in /w."},
+		{"Créer un VPC", "fr", "Écriture de vpc.yaml dans /w."},
+		{"VPC erstellen", "de-DE", "vpc.yaml wird in /w geschrieben."},
+		{"VPC を作成", "ja", "/w に vpc.yaml を書き込んでいます。"},
+		{"Criar uma VPC", "pt-BR", "Escrevendo vpc.yaml em /w."},
+		{"Create a VPC", "ko", "Writing vpc.yaml in /w."},
 	} {
 		iac := map[string]any{"cwd": "/w", "preferredLanguage": tc.lang}
 		evs := h.stream("SendStreamingMessage", msgParams(tc.text, "ctx-lang-"+itoa(i), "", iac)).all()

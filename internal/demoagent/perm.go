@@ -271,10 +271,10 @@ func (e *emitter) permissionTurn() error {
 	if err := e.awaitWatcher(w); err != nil {
 		return err
 	}
-	reply := "The workspace is " + e.cwd + "."
+	reply := trf(e.lang, msgPermWorkspace, e.cwd)
 	res := map[string]any{"status": "completed", "toolUseId": tu, "name": "bash", "result": e.cwd + "\n"}
 	if d == "deny" {
-		reply = "The command was not run because permission was denied."
+		reply = tr(e.lang, msgPermDenied)
 		res = map[string]any{"status": "failed", "toolUseId": tu, "name": "bash", "result": "Permission denied by user."}
 	}
 	if err := e.tool(res); err != nil {

@@ -98,6 +98,11 @@ func (e *emitter) pipe(envs ...map[string]any) error { return e.pipeWith(nil, en
 
 // pipeWith also puts an input projection on the frame.
 func (e *emitter) pipeWith(input map[string]any, envs ...map[string]any) error {
+	return e.send(e.pipeResult(input, envs...))
+}
+
+// pipeResult builds the frame that pipeWith publishes.
+func (e *emitter) pipeResult(input map[string]any, envs ...map[string]any) streamResult {
 	last := envs[len(envs)-1]
 	st, _ := last["status"].(string)
 	var iac map[string]any
@@ -114,7 +119,7 @@ func (e *emitter) pipeWith(input map[string]any, envs ...map[string]any) error {
 		iac["input"] = pbify(input)
 	}
 	state := frameState(st)
-	return e.status(state, nil, iac, state != stateWorking)
+	return e.statusResult(state, nil, iac, state != stateWorking)
 }
 
 // park ends the run on a pipeline input answered later by a text message.
@@ -162,6 +167,11 @@ func (a *Agent) resumeInput(q *sendReq, t *taskRec) {
 
 // complete publishes the terminal pipeline envelopes and COMPLETED.
 func (e *emitter) complete(totalSteps int) error {
+	e.a.mu.Lock()
+	if e.t.ctx != nil {
+		e.t.ctx.handoffTask = e.tid
+	}
+	e.a.mu.Unlock()
 	done := e.envelope("pipeline_completed", "pipeline", "completed", map[string]any{"totalSteps": totalSteps}, nil)
 	ack1 := e.envelope("backup_committed", "pipeline", "", map[string]any{"committedEventId": done["eventId"],
 		"committedEventType": "pipeline_completed", "committedSequence": done["sequence"]}, nil)

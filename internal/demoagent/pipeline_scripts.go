@@ -19,7 +19,6 @@ func (e *emitter) pipelineStart(steps ...string) map[string]any {
 // The scripted question (upstream.md §4.3).
 const (
 	questionToolUse = "toolu_demo_ask"
-	questionPrompt  = "Which architecture do you want?"
 )
 
 var questionOptions = []any{map[string]any{"id": "vpc", "label": "VPC only"}, map[string]any{"id": "vpc_ecs", "label": "VPC with ECS"}}
@@ -31,10 +30,10 @@ func (e *emitter) question() error {
 	}
 	const tu = questionToolUse
 	opts := questionOptions
-	prompt := questionPrompt
+	prompt := tr(e.lang, msgQuestionPrompt)
 	proj := map[string]any{"schemaVersion": 1, "kind": "ask_user_question", "requestTaskId": e.tid, "contextId": e.cid,
 		"inputId": "ask-" + tu, "prompt": prompt, "required": true, "allowFreeText": true,
-		"freeTextPrompt": "Or describe it in your own words.", "options": opts}
+		"freeTextPrompt": tr(e.lang, msgQuestionFree), "options": opts}
 	in := map[string]any{"toolUseId": tu}
 	for k, v := range proj {
 		in[k] = v
@@ -52,7 +51,7 @@ func (e *emitter) questionAnswered(ans string) error {
 	opts := questionOptions
 	id, label, free := matchOption(ans, opts)
 	d := map[string]any{"kind": "ask_user_question", "inputId": "ask-" + tu, "toolUseId": tu, "answerTextLength": len([]rune(ans)),
-		"selectedId": id, "selectedLabel": label, "freeTextLength": len([]rune(free)), "question": questionPrompt, "options": opts, "allowFreeText": true}
+		"selectedId": id, "selectedLabel": label, "freeTextLength": len([]rune(free)), "question": tr(e.lang, msgQuestionPrompt), "options": opts, "allowFreeText": true}
 	got := e.envelope("input_received", "step", "working", d, map[string]any{"step": stepCoord("requirements", 1, 1)})
 	if err := e.pipe(got, e.stepCompleted("requirements", 1, 1)); err != nil {
 		return err
@@ -111,7 +110,7 @@ func selectionOptions(rich bool) []any {
 func (e *emitter) askSelection(validation string) error {
 	opts := selectionOptions(e.rich)
 	eventID := "evt-" + hex32()
-	prompt := "Select a candidate plan."
+	prompt := tr(e.lang, msgSelectPrompt)
 	proj := map[string]any{"schemaVersion": 1, "kind": "candidate_selection", "requestTaskId": e.tid, "contextId": e.cid,
 		"inputId": "input-" + eventID, "prompt": prompt, "required": true, "options": opts}
 	data := map[string]any{"stepId": "confirm_and_select", "prompt": prompt, "options": opts}

@@ -29,6 +29,10 @@ func textWaitFor(s waitSpec) *textWait {
 		w.resume = func(_ context.Context, e *emitter, ans string) error { return e.selectionAnswered(s.Rich, ans) }
 	case "deployment_confirmation":
 		w.resume = func(_ context.Context, e *emitter, ans string) error { return e.deployAnswered(s.Params, ans) }
+	case "pipeline_pause_confirmation":
+		w.resume = func(_ context.Context, e *emitter, ans string) error { return e.pauseAnswered(ans) }
+	case "backup_blocked":
+		w.resume = func(_ context.Context, e *emitter, _ string) error { return e.backupRetried() }
 	default:
 		return nil
 	}

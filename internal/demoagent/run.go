@@ -58,6 +58,11 @@ func (e *emitter) send(r streamResult) error {
 // status publishes a status update; iac (when non-nil) becomes
 // metadata.iac_code.
 func (e *emitter) status(state string, msg *message, iac map[string]any, stamp bool) error {
+	return e.send(e.statusResult(state, msg, iac, stamp))
+}
+
+// statusResult builds the status update that status publishes.
+func (e *emitter) statusResult(state string, msg *message, iac map[string]any, stamp bool) streamResult {
 	u := &statusUpdate{TaskID: e.tid, ContextID: e.cid, Status: taskStatus{State: state, Message: msg}}
 	if stamp {
 		u.Status.Timestamp = now()
@@ -65,7 +70,7 @@ func (e *emitter) status(state string, msg *message, iac map[string]any, stamp b
 	if iac != nil {
 		u.Metadata = map[string]any{"iac_code": iac}
 	}
-	return e.send(streamResult{StatusUpdate: u})
+	return streamResult{StatusUpdate: u}
 }
 
 // sess returns kv plus the iac-code session id.

@@ -1,6 +1,7 @@
 package demoagent
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -165,6 +166,10 @@ func (a *Agent) route(q *sendReq, t *taskRec) {
 	iac := m.iac()
 	lower := strings.ToLower(m.text())
 	sc := pickScenario(lower, metaString(iac, "run_mode", "runMode"))
+	if cleanupOnly(iac) {
+		sc = scenario{name: "cleanup", refuse: cleanupRefusal(strings.EqualFold(metaString(iac, "run_mode", "runMode"), "pipeline")),
+			run: func(_ context.Context, e *emitter) error { return e.cleanupTurn() }}
+	}
 	if m.empty() {
 		if sc.pipeline {
 			q.fail(newRPCError(codeParams, "A2A server received empty input."))
@@ -206,9 +211,21 @@ func (a *Agent) route(q *sendReq, t *taskRec) {
 		a.resumeInput(q, t)
 		return
 	}
+	if sc.refuse != nil {
+		if e := sc.refuse(c); e != nil {
+			a.mu.Unlock()
+			q.fail(e)
+			return
+		}
+	}
 	busy := c.activeTask != ""
 	sameActive := t != nil && t.active
+	guidance := sameActive && t.pipeline
 	a.mu.Unlock()
+	if guidance {
+		a.guide(q, t)
+		return
+	}
 	if sameActive {
 		a.runFailed(q, t, "Task is already working.", true)
 		return

@@ -41,6 +41,10 @@ type ctxRec struct {
 	saved       bool              // its identity is in Options.BackupDir
 	backup      *ctxBackup        // what Options.BackupDir holds for it; Agent.bkMu
 	idle        *list.Element     // in Agent.idleCtxs while ntasks == 0
+
+	// handoffTask is the pipeline task that last handed the context over
+	// to normal chat (pipeline_handoff_ready); cleanupOnly needs one.
+	handoffTask string
 }
 
 // permWait is a permission the executor is waiting for.
@@ -87,6 +91,11 @@ type taskRec struct {
 	lastPipe  string // pipeline status for the snapshot
 	updatedAt time.Time
 	idle      *list.Element // in Agent.idleTasks while evictable
+
+	// guidance carries guidance texts to a running pipeline script;
+	// guided lists the guidance ids already applied (guidance.go).
+	guidance chan string
+	guided   []string
 }
 
 func (a *Agent) subscribe(t *taskRec) *sub {
@@ -108,6 +117,11 @@ func (a *Agent) unsubscribe(t *taskRec, s *sub) {
 func (a *Agent) publish(ctx context.Context, t *taskRec, r streamResult) error {
 	t.pubMu.Lock()
 	defer t.pubMu.Unlock()
+	return a.publishLocked(ctx, t, r)
+}
+
+// publishLocked is publish for a caller that holds t.pubMu.
+func (a *Agent) publishLocked(ctx context.Context, t *taskRec, r streamResult) error {
 	a.mu.Lock()
 	f := frame{state: t.t.Status.State}
 	switch {

@@ -9,12 +9,13 @@ import "github.com/iac-code-agui/iac-code-agui/internal/projection"
 // Run kinds and outcomes of adapter.Observer, repeated here so that this
 // package does not depend on the adapter.
 const (
-	kindNew    = "new"
-	kindResume = "resume"
+	kindNew      = "new"
+	kindResume   = "resume"
+	kindGuidance = "guidance"
 )
 
 func runKind(k string) string {
-	if k == kindNew || k == kindResume {
+	if k == kindNew || k == kindResume || k == kindGuidance {
 		return k
 	}
 	return other

@@ -94,7 +94,7 @@ func New() *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
 	// Series that a dashboard divides by exist from the start, at zero.
-	for _, k := range []string{kindNew, kindResume} {
+	for _, k := range []string{kindNew, kindResume, kindGuidance} {
 		m.runsStarted.WithLabelValues(k)
 	}
 	for _, r := range []string{"ok", "error"} {

@@ -100,6 +100,7 @@ func TestZeroSeriesAndCollectors(t *testing.T) {
 	assertLines(t, body,
 		`iac_code_agui_runs_started_total{kind="new"} 0`,
 		`iac_code_agui_runs_started_total{kind="resume"} 0`,
+		`iac_code_agui_runs_started_total{kind="guidance"} 0`,
 		`iac_code_agui_state_writes_total{result="ok"} 0`,
 		`iac_code_agui_state_writes_total{result="error"} 0`,
 		`iac_code_agui_active_runs 0`,

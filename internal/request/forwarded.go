@@ -38,6 +38,11 @@ type IacCode struct {
 	PipelineName          string
 	CleanupOnly           bool
 	AlibabaCloud          *AlibabaCloud
+	// ActiveGuidance steers the thread's running pipeline instead of
+	// starting a turn (protocol.md §5.13); GuidanceID ("" when absent)
+	// travels to A2A as guidance_id.
+	ActiveGuidance bool
+	GuidanceID     string
 }
 
 // Thinking holds the per-request thinking options.
@@ -75,6 +80,8 @@ var (
 	fPipeline = field{"pipelineName", "pipeline_name"}
 	fCleanup  = field{"cleanupOnly", "cleanup_only"}
 	fCloud    = field{"alibabaCloud", "alibaba_cloud"}
+	fGuidance = field{"activeGuidance", "active_guidance"}
+	fGuideID  = field{"guidanceId", "guidance_id"}
 
 	fEnabled = field{"enabled"}
 	fEffort  = field{"effort"}
@@ -85,7 +92,7 @@ var (
 	fSTS     = field{"securityToken", "security_token"}
 	fRegion  = field{"regionId", "region_id"}
 	topKeys  = []field{fTop}
-	iacKeys  = []field{fSchema, fRos, fCwd, fModel, fKey, fHeaders, fThinking, fUser, fChannel, fLang, fPresent, fRunMode, fPipeline, fCleanup, fCloud}
+	iacKeys  = []field{fSchema, fRos, fCwd, fModel, fKey, fHeaders, fThinking, fUser, fChannel, fLang, fPresent, fRunMode, fPipeline, fCleanup, fCloud, fGuidance, fGuideID}
 	thinKeys = []field{fEnabled, fEffort, fBudget}
 	akKeys   = []field{fAKID, fAKSec, fSTS, fRegion}
 )
@@ -169,6 +176,17 @@ func parseIacCode(m map[string]any) (*IacCode, error) {
 	if ic.CleanupOnly, err = optBool(m, fCleanup); err != nil {
 		return nil, err
 	}
+	if ic.ActiveGuidance, err = optBool(m, fGuidance); err != nil {
+		return nil, err
+	}
+	id, present, err := optString(m, fGuideID)
+	if err != nil {
+		return nil, err
+	}
+	if present && id == "" {
+		return nil, invalid(fGuideID[0], "must not be empty")
+	}
+	ic.GuidanceID = id
 	if ic.LLMHeaders, ic.LLMHeadersSet, err = parseHeaders(m); err != nil {
 		return nil, err
 	}

@@ -18,10 +18,13 @@ func TestParseForwardedPropsFull(t *testing.T) {
 		"thinking":{"enabled":true,"effort":"high","budget":2048},
 		"userId":"u-1","channel":"web","preferredLanguage":"es",
 		"candidatePresentation":"rich","runMode":"pipeline","pipelineName":"selling",
-		"cleanupOnly":true,
+		"cleanupOnly":true,"activeGuidance":true,"guidanceId":"g-1",
 		"alibabaCloud":{"accessKeyId":"AK","accessKeySecret":"SK","securityToken":"ST","regionId":"cn-beijing"}}`))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !ic.ActiveGuidance || ic.GuidanceID != "g-1" {
+		t.Fatalf("guidance = %v %q", ic.ActiveGuidance, ic.GuidanceID)
 	}
 	if ic.SchemaVersion != 1 || ic.RosInvocationID != "invocation-1" || ic.CWD != "/workspace/session-1" ||
 		ic.Model != "qwen-max" || ic.LLMApiKey != "sk-1" || !ic.LLMHeadersSet || ic.LLMHeaders["X-Trace"] != "a" ||
@@ -43,10 +46,13 @@ func TestParseForwardedPropsFull(t *testing.T) {
 func TestParseForwardedPropsSnakeCase(t *testing.T) {
 	ic, err := ParseForwardedProps(json.RawMessage(`{"iac_code":{"schema_version":1,"ros_invocation_id":"r","cwd":"/w",
 		"llm_api_key":"k","llm_headers":{},"user_id":"","preferred_language":"zh-CN","candidate_presentation":"standard",
-		"run_mode":"normal","pipeline_name":"p","cleanup_only":false,
+		"run_mode":"normal","pipeline_name":"p","cleanup_only":false,"active_guidance":true,"guidance_id":"g",
 		"alibaba_cloud":{"access_key_id":"a","access_key_secret":"b","security_token":"c","region_id":"d"}}}`))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !ic.ActiveGuidance || ic.GuidanceID != "g" {
+		t.Fatalf("guidance = %v %q", ic.ActiveGuidance, ic.GuidanceID)
 	}
 	if ic.RosInvocationID != "r" || ic.LLMApiKey != "k" || !ic.LLMHeadersSet || len(ic.LLMHeaders) != 0 ||
 		ic.UserID == nil || *ic.UserID != "" || ic.PreferredLanguage != "zh-CN" || ic.RunMode != "normal" ||
@@ -60,12 +66,13 @@ func TestParseForwardedPropsMinimalDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ic.UserID != nil || ic.Thinking != nil || ic.AlibabaCloud != nil || ic.LLMHeadersSet || ic.CleanupOnly {
+	if ic.UserID != nil || ic.Thinking != nil || ic.AlibabaCloud != nil || ic.LLMHeadersSet || ic.CleanupOnly ||
+		ic.ActiveGuidance || ic.GuidanceID != "" {
 		t.Fatalf("unexpected %+v", *ic)
 	}
 	// null is "absent" for the Optional fields of the original schema.
 	ic, err = ParseForwardedProps(fp(`{"schemaVersion":1,"rosInvocationId":"r","cwd":"/w","model":null,
-		"llmHeaders":null,"thinking":null,"userId":null,"alibabaCloud":null,"runMode":null}`))
+		"llmHeaders":null,"thinking":null,"userId":null,"alibabaCloud":null,"runMode":null,"guidanceId":null}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,9 +94,12 @@ func TestParseForwardedPropsRejects(t *testing.T) {
 		"iacCode null":           fp(`null`),
 		"iacCode string":         fp(`"x"`),
 		"unknown key":            fp(`{"schemaVersion":1,"rosInvocationId":"r","cwd":"/w","extra":true}`),
-		"guidance unsupported":   fp(`{"schemaVersion":1,"rosInvocationId":"r","cwd":"/w","activeGuidance":false}`),
+		"guidance string":        fp(`{"schemaVersion":1,"rosInvocationId":"r","cwd":"/w","activeGuidance":"true"}`),
+		"guidance null":          fp(`{"schemaVersion":1,"rosInvocationId":"r","cwd":"/w","active_guidance":null}`),
+		"guidance both":          fp(`{"schemaVersion":1,"rosInvocationId":"r","cwd":"/w","activeGuidance":true,"active_guidance":true}`),
 		"fence unsupported":      fp(`{"schemaVersion":1,"rosInvocationId":"r","cwd":"/w","executionFence":{}}`),
-		"guidanceId":             fp(`{"schemaVersion":1,"rosInvocationId":"r","cwd":"/w","guidanceId":"g"}`),
+		"guidanceId empty":       fp(`{"schemaVersion":1,"rosInvocationId":"r","cwd":"/w","guidanceId":""}`),
+		"guidanceId number":      fp(`{"schemaVersion":1,"rosInvocationId":"r","cwd":"/w","guidance_id":7}`),
 		"inputDigest":            fp(`{"schemaVersion":1,"rosInvocationId":"r","cwd":"/w","input_digest":"d"}`),
 		"schemaVersion missing":  fp(`{"rosInvocationId":"r","cwd":"/w"}`),
 		"schemaVersion 2":        fp(`{"schemaVersion":2,"rosInvocationId":"r","cwd":"/w"}`),

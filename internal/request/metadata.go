@@ -28,6 +28,7 @@ func Metadata(ic *IacCode, cwd, lang string) map[string]any {
 	put("candidatePresentation", ic.CandidatePresentation)
 	put("run_mode", ic.RunMode)
 	put("pipeline_name", ic.PipelineName)
+	put("guidance_id", ic.GuidanceID)
 	if ic.UserID != nil {
 		md["user_id"] = *ic.UserID
 	}

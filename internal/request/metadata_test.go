@@ -68,6 +68,9 @@ func TestMetadataOptionalShapes(t *testing.T) {
 		// An explicit empty userId differs from an absent one.
 		{`"userId":""`, `"user_id":""`},
 		{`"alibabaCloud":{"regionId":"cn-hangzhou"}`, `"alibaba_cloud_region_id":"cn-hangzhou"`},
+		// guidance_id travels; activeGuidance itself is the adapter's (§5.13).
+		{`"activeGuidance":true,"guidanceId":"g-1"`, `"guidance_id":"g-1"`},
+		{`"activeGuidance":true`, ``},
 	}
 	for _, c := range cases {
 		ic := mustParse(t, `{"schemaVersion":1,"rosInvocationId":"r","cwd":"/w",`+c.iac+`}`)

@@ -34,13 +34,16 @@ func Redacted(ic *IacCode) string {
 	for _, kv := range [][2]string{
 		{"channel", ic.Channel}, {"preferredLanguage", ic.PreferredLanguage},
 		{"candidatePresentation", ic.CandidatePresentation}, {"runMode", ic.RunMode},
-		{"pipelineName", ic.PipelineName},
+		{"pipelineName", ic.PipelineName}, {"guidanceId", ic.GuidanceID},
 	} {
 		if kv[1] != "" {
 			fmt.Fprintf(&b, " %s=%q", kv[0], kv[1])
 		}
 	}
 	fmt.Fprintf(&b, " cleanupOnly=%t", ic.CleanupOnly)
+	if ic.ActiveGuidance {
+		b.WriteString(" activeGuidance=true")
+	}
 	if c := ic.AlibabaCloud; c != nil {
 		fmt.Fprintf(&b, " alibabaCloud={credentials=%t securityToken=%t regionId=%q}",
 			c.AccessKeyID != "" || c.AccessKeySecret != "", c.SecurityToken != "", c.RegionID)
