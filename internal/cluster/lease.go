@@ -48,6 +48,21 @@ type Cluster struct {
 	// inflight counts the requests this replica is serving per thread;
 	// their leases are renewed and never released under them.
 	inflight map[string]int
+
+	// stripes serialise a thread's claims and releases end to end,
+	// Redis call included: a release that waits on a Redis outage must
+	// not delete a lease that a request claims meanwhile.
+	stripes [64]sync.Mutex
+}
+
+// stripe returns the lock of a thread's lease operations (FNV-1a).
+func (c *Cluster) stripe(threadID string) *sync.Mutex {
+	h := uint32(2166136261)
+	for i := 0; i < len(threadID); i++ {
+		h ^= uint32(threadID[i])
+		h *= 16777619
+	}
+	return &c.stripes[h%uint32(len(c.stripes))]
 }
 
 // New returns a Cluster for this replica, with a fresh random replica id.
@@ -120,6 +135,9 @@ func (c *Cluster) Claim(ctx context.Context, threadID string) (Owner, error) {
 	if err != nil {
 		return Owner{}, err
 	}
+	st := c.stripe(threadID)
+	st.Lock()
+	defer st.Unlock()
 	res, err := claimScript.Run(ctx, c.o.Client, []string{owner, fence}, c.id, c.o.AdvertiseURL, c.o.TTL.Milliseconds()).Slice()
 	if err != nil {
 		return Owner{}, fmt.Errorf("cluster: redis: %w", err)
@@ -217,10 +235,13 @@ func (c *Cluster) serving(threadID string) bool {
 	return c.inflight[threadID] > 0
 }
 
-// release gives up a lease unless a request claimed it meanwhile (the
-// check and the forgetting are one step under c.mu, so a request that
-// claims concurrently keeps its lease).
+// release gives up a lease unless a request holds it. It runs under the
+// thread's stripe, like Claim, so a claim either comes before it (and the
+// in-flight check keeps the lease) or after it (and takes a new lease).
 func (c *Cluster) release(ctx context.Context, threadID string) {
+	st := c.stripe(threadID)
+	st.Lock()
+	defer st.Unlock()
 	c.mu.Lock()
 	value, ok := c.held[threadID]
 	if c.inflight[threadID] > 0 {

@@ -1,0 +1,59 @@
+package cluster
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/state"
+	"github.com/iac-code-agui/iac-code-agui/internal/state/redisstore"
+	"github.com/iac-code-agui/iac-code-agui/internal/state/redisstore/redistest"
+	"github.com/iac-code-agui/iac-code-agui/internal/state/storetest"
+)
+
+// TestReleaseDuringOutageNeverDropsAClaimedLease is the regression test for
+// a run fenced by its own replica after a Redis restart: the renewal loop
+// released an idle thread's lease while Redis was down, its call waited
+// for Redis to come back, and meanwhile a request renewed that same lease
+// and started writing; the late DEL then took the lease from under it.
+// Claims and releases of a thread now run under one lock, so whatever
+// lease a claim returns stays valid for the writes that follow.
+func TestReleaseDuringOutageNeverDropsAClaimedLease(t *testing.T) {
+	srv := redistest.Start(t, "always")
+	c, err := redisstore.Open(srv.URL+"?max_retries=10&min_retry_backoff=20ms&max_retry_backoff=100ms", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	store := redisstore.New(c, "race:")
+	cl := New(Options{Client: c, Prefix: "race:", AdvertiseURL: "http://127.0.0.1:1/", Token: "x", TTL: 10 * time.Second})
+	ctx := context.Background()
+	o, err := cl.Claim(ctx, "thread-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Save(state.WithLease(ctx, o.Lease), storetest.Thread("thread-1"), state.NoRevision); err != nil {
+		t.Fatal(err)
+	}
+	o.Done() // the request ended: the thread is idle
+
+	srv.Kill()
+	released := make(chan struct{})
+	go func() { cl.release(ctx, "thread-1"); close(released) }()
+	time.Sleep(50 * time.Millisecond) // the release is waiting on Redis
+	srv.Restart(t)
+	o2, err := cl.Claim(ctx, "thread-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o2.Done()
+	<-released
+	doc, rev, err := store.Load(ctx, "thread-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.RunDigests["run-2"] = "d"
+	if _, err := store.Save(state.WithLease(ctx, o2.Lease), doc, rev); err != nil {
+		t.Fatalf("a write under the lease the claim returned: %v", err)
+	}
+}
