@@ -162,7 +162,7 @@ func (c *cycle) step(t *testing.T, s *server) stepResult {
 		c.stage = 2
 	case out == "success":
 		c.stage = 3
-	case c.stage == 0 && c.untracked && out == "error:A2A_EXECUTION_FAILED" && strings.Contains(string(all), "Task is already working."):
+	case (c.stage == 0 || c.stage == 2) && c.untracked && out == "error:A2A_EXECUTION_FAILED" && strings.Contains(string(all), "Task is already working."):
 		// Known limitation (docs/reliability.md): killed between sending
 		// the turn and storing its task id, the adapter cannot cancel the
 		// task an external agent keeps working.
@@ -254,7 +254,9 @@ func (r *crashRun) afterKill(c *cycle) {
 	for _, p := range temps {
 		_ = os.Chtimes(p, old, old)
 	}
-	if key, _ := state.FileKey(c.thread); c.stage == 0 {
+	// A new turn (stage 0, or stage 2 after the resume) killed between
+	// its send and the write of its task id.
+	if key, _ := state.FileKey(c.thread); c.stage == 0 || c.stage == 2 {
 		if data, err := os.ReadFile(filepath.Join(threads, key+".json")); err == nil {
 			if doc, err := state.Decode(data, c.thread); err == nil && doc.Execution.TaskID == nil && !slices.Contains(doc.TerminalExecutionIDs, doc.Execution.ExecutionID) {
 				c.untracked = true

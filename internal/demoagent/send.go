@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -161,7 +162,30 @@ func isPermissionReply(m *inMessage) bool {
 
 // route resolves the workspace and context binding, then starts the
 // scripted turn or resumes a parked pipeline input.
-func (a *Agent) route(q *sendReq, t *taskRec) {
+func (a *Agent) route(q *sendReq, t *taskRec) { a.routeOnce(q, t, true) }
+
+// settleWait bounds how long a message waits for a task that already
+// published the end of its turn but whose goroutine has not yet let go of
+// the context; iac-code frees the context before it publishes, so a client
+// that sends its next turn on RUN_FINISHED must not meet "already working".
+const settleWait = 2 * time.Second
+
+// finishingLocked returns the run-done channel of the context's active
+// task when that task has already published a turn-ending status; nil
+// otherwise. Caller holds a.mu.
+func (a *Agent) finishingLocked(c *ctxRec) chan struct{} {
+	at := a.tasks[c.activeTask]
+	if at == nil || !at.active || at.runDone == nil {
+		return nil
+	}
+	switch at.t.Status.State {
+	case stateCompleted, stateFailed, stateCanceled, stateInputRequired:
+		return at.runDone
+	}
+	return nil
+}
+
+func (a *Agent) routeOnce(q *sendReq, t *taskRec, mayWait bool) {
 	m := q.msg
 	iac := m.iac()
 	lower := strings.ToLower(m.text())
@@ -221,7 +245,19 @@ func (a *Agent) route(q *sendReq, t *taskRec) {
 	busy := c.activeTask != ""
 	sameActive := t != nil && t.active
 	guidance := sameActive && t.pipeline
+	var finishing chan struct{}
+	if busy && mayWait {
+		finishing = a.finishingLocked(c)
+	}
 	a.mu.Unlock()
+	if finishing != nil {
+		select {
+		case <-finishing:
+		case <-time.After(settleWait):
+		}
+		a.routeOnce(q, t, false)
+		return
+	}
 	if guidance {
 		a.guide(q, t)
 		return
