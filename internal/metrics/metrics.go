@@ -134,12 +134,14 @@ func (m *Metrics) RunStarted(kind string) {
 // RunEnded implements adapter.Observer.
 func (m *Metrics) RunEnded(kind, outcome, code string, events int, d time.Duration) {
 	kind, outcome = runKind(kind), runOutcome(outcome)
-	m.active.Dec()
 	m.runs.WithLabelValues(kind, outcome, errorCode(code)).Inc()
 	m.runDuration.WithLabelValues(kind, outcome).Observe(d.Seconds())
 	if events > 0 {
 		m.events.Add(float64(events))
 	}
+	// Last: a scrape that sees the run gone from the gauge also sees it
+	// counted.
+	m.active.Dec()
 }
 
 // Interrupt implements adapter.Observer.
