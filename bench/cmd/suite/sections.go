@@ -10,15 +10,19 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/bench/suite"
 )
 
-// loadTarget is one side of a comparison.
+// loadTarget is one side of a comparison. pid is the process serving it
+// (the upstream for the reader), whose CPU time per event is reported: a
+// figure that noise from other processes on the machine barely moves.
 type loadTarget struct {
 	name string
 	t    suite.Target
+	pid  int
 }
 
 // loadStats are the medians of one target over the rounds.
 type loadStats struct {
 	eps, p99, p50 float64
+	cpuPerEvent   float64 // ns of the serving process's CPU per event
 	failed        int
 	firstErr      error
 }
@@ -27,30 +31,36 @@ type loadStats struct {
 // (the targets alternate so that noise hits them alike), and returns the
 // medians.
 func (e *env) loads(targets []loadTarget, n int, tag string) map[string]loadStats {
-	per := map[string][][3]float64{}
+	per := map[string][][4]float64{}
 	failed := map[string]int{}
 	errs := map[string]error{}
 	for round := range e.cfg.rounds {
 		for _, lt := range targets {
 			hc := suite.NewHTTPClient(n)
+			cpu0, _ := suite.CPUTime(lt.pid)
 			r := suite.Load(lt.t, hc, n, fmt.Sprintf("%s-%s-r%d-%d", tag, lt.name, round, time.Now().UnixNano()), 5*time.Minute)
+			cpu1, _ := suite.CPUTime(lt.pid)
 			hc.CloseIdleConnections()
-			per[lt.name] = append(per[lt.name], [3]float64{r.EventsPerSecond(), float64(r.FirstP99), float64(r.FirstP50)})
+			perEvent := 0.0
+			if r.Frames > 0 {
+				perEvent = float64(cpu1-cpu0) / float64(r.Frames)
+			}
+			per[lt.name] = append(per[lt.name], [4]float64{r.EventsPerSecond(), float64(r.FirstP99), float64(r.FirstP50), perEvent})
 			failed[lt.name] += r.Failed
 			if r.FirstErr != nil && errs[lt.name] == nil {
 				errs[lt.name] = r.FirstErr
 			}
-			fmt.Printf("    round %d %-12s %s, p50 first %s, p99 first %s, failed %d\n", round+1, lt.name, eps(r.EventsPerSecond()), ms(r.FirstP50), ms(r.FirstP99), r.Failed)
+			fmt.Printf("    round %d %-7s %s, p50 first %s, p99 first %s, failed %d, server CPU %.2f µs/event\n", round+1, lt.name, eps(r.EventsPerSecond()), ms(r.FirstP50), ms(r.FirstP99), r.Failed, perEvent/1000)
 			time.Sleep(500 * time.Millisecond)
 		}
 	}
 	out := map[string]loadStats{}
 	for name, xs := range per {
-		var a, b, c []float64
+		var a, b, c, d []float64
 		for _, x := range xs {
-			a, b, c = append(a, x[0]), append(b, x[1]), append(c, x[2])
+			a, b, c, d = append(a, x[0]), append(b, x[1]), append(c, x[2]), append(d, x[3])
 		}
-		out[name] = loadStats{eps: suite.Median(a), p99: suite.Median(b), p50: suite.Median(c), failed: failed[name], firstErr: errs[name]}
+		out[name] = loadStats{eps: suite.Median(a), p99: suite.Median(b), p50: suite.Median(c), cpuPerEvent: suite.Median(d), failed: failed[name], firstErr: errs[name]}
 	}
 	return out
 }
@@ -62,12 +72,12 @@ func (e *env) sectionA() error {
 	if err != nil {
 		return err
 	}
-	targets := []loadTarget{{"reader", suite.Target{URL: up.url + "/", A2A: true}}}
+	targets := []loadTarget{{"reader", suite.Target{URL: up.url + "/", A2A: true}, up.pid()}}
 	file, _, err := e.adapter("adapter-a-file", adapterOpts{upstream: up.url, stateDir: filepath.Join(e.base, "state-a")})
 	if err != nil {
 		return err
 	}
-	targets = append(targets, loadTarget{"file", suite.Target{URL: file.url + "/", Workspace: e.workspace}})
+	targets = append(targets, loadTarget{"file", suite.Target{URL: file.url + "/", Workspace: e.workspace}, file.pid()})
 	if rurl, err := e.redisURL(); err != nil {
 		return err
 	} else if rurl != "" {
@@ -75,23 +85,23 @@ func (e *env) sectionA() error {
 		if err != nil {
 			return err
 		}
-		targets = append(targets, loadTarget{"redis", suite.Target{URL: rd.url + "/", Workspace: e.workspace}})
+		targets = append(targets, loadTarget{"redis", suite.Target{URL: rd.url + "/", Workspace: e.workspace}, rd.pid()})
 	}
 	if peer, err := e.peer("peer-a", up.url); err != nil {
 		return err
 	} else if peer != nil {
-		targets = append(targets, loadTarget{"peer", suite.Target{URL: peer.url + "/", Peer: true}})
+		targets = append(targets, loadTarget{"peer", suite.Target{URL: peer.url + "/", Peer: true}, peer.pid()})
 	}
 	st := e.loads(targets, e.cfg.runs, "a")
 	reader, peer := st["reader"], st["peer"]
 	n := fmt.Sprintf("(a) %d runs × %d", e.cfg.runs, e.cfg.deltas)
-	e.table.add(row{what: n + ": direct A2A reader", value: eps(reader.eps) + ", p99 first " + ms(time.Duration(reader.p99))})
+	e.table.add(row{what: n + ": direct A2A reader", value: eps(reader.eps) + ", p99 first " + ms(time.Duration(reader.p99)) + cpuNote(reader, "upstream")})
 	for _, name := range []string{"file", "redis"} {
 		s, ok := st[name]
 		if !ok {
 			continue
 		}
-		e.table.add(row{what: n + ": adapter, " + name + " store, aggregate", value: eps(s.eps), vsRef: ratio(s.eps, reader.eps), vsPeer: ratio(s.eps, peer.eps),
+		e.table.add(row{what: n + ": adapter, " + name + " store, aggregate", value: eps(s.eps) + cpuNote(s, "adapter"), vsRef: ratio(s.eps, reader.eps), vsPeer: ratio(s.eps, peer.eps),
 			target: "≥ 0.5× reader, ≥ 5× peer", met: yes(s.eps >= 0.5*reader.eps && (peer.eps == 0 || s.eps >= 5*peer.eps))})
 		e.table.add(row{what: n + ": adapter, " + name + " store, p99 first event", value: ms(time.Duration(s.p99)) + " (p50 " + ms(time.Duration(s.p50)) + ")", vsRef: ratio(s.p99, reader.p99), vsPeer: ratio(s.p99, peer.p99),
 			target: "≤ 1.5× reader", met: yes(s.p99 <= 1.5*reader.p99)})
@@ -102,7 +112,7 @@ func (e *env) sectionA() error {
 		e.table.add(row{what: n + ": adapter, " + name + " store, failed runs (all rounds)", value: failed, target: "0", met: yes(s.failed == 0)})
 	}
 	if _, ok := st["peer"]; ok {
-		e.table.add(row{what: n + ": peer @ag-ui/a2a 0.0.6", value: eps(peer.eps) + ", p99 first " + ms(time.Duration(peer.p99)) + fmt.Sprintf(", %d failed", peer.failed), vsRef: ratio(peer.eps, reader.eps)})
+		e.table.add(row{what: n + ": peer @ag-ui/a2a 0.0.6", value: eps(peer.eps) + ", p99 first " + ms(time.Duration(peer.p99)) + fmt.Sprintf(", %d failed", peer.failed) + cpuNote(peer, "peer"), vsRef: ratio(peer.eps, reader.eps)})
 	}
 	return nil
 }
@@ -118,20 +128,20 @@ func (e *env) sectionD() error {
 	if err != nil {
 		return err
 	}
-	targets := []loadTarget{{"reader", suite.Target{URL: up.url + "/", A2A: true}}, {"file", suite.Target{URL: file.url + "/", Workspace: e.workspace}}}
+	targets := []loadTarget{{"reader", suite.Target{URL: up.url + "/", A2A: true}, up.pid()}, {"file", suite.Target{URL: file.url + "/", Workspace: e.workspace}, file.pid()}}
 	if peer, err := e.peer("peer-d", up.url); err != nil {
 		return err
 	} else if peer != nil {
-		targets = append(targets, loadTarget{"peer", suite.Target{URL: peer.url + "/", Peer: true}})
+		targets = append(targets, loadTarget{"peer", suite.Target{URL: peer.url + "/", Peer: true}, peer.pid()})
 	}
 	st := e.loads(targets, 1, "d")
 	reader, ours, peer := st["reader"], st["file"], st["peer"]
 	n := fmt.Sprintf("(d) one run × %d", e.cfg.oneDeltas)
-	e.table.add(row{what: n + ": direct A2A reader", value: eps(reader.eps)})
-	e.table.add(row{what: n + ": adapter (file store)", value: eps(ours.eps), vsRef: ratio(ours.eps, reader.eps), vsPeer: ratio(ours.eps, peer.eps),
+	e.table.add(row{what: n + ": direct A2A reader", value: eps(reader.eps) + cpuNote(reader, "upstream")})
+	e.table.add(row{what: n + ": adapter (file store)", value: eps(ours.eps) + cpuNote(ours, "adapter"), vsRef: ratio(ours.eps, reader.eps), vsPeer: ratio(ours.eps, peer.eps),
 		target: "≥ 0.5× reader, ≥ 10× peer", met: yes(ours.eps >= 0.5*reader.eps && (peer.eps == 0 || ours.eps >= 10*peer.eps) && ours.failed == 0)})
 	if _, ok := st["peer"]; ok {
-		e.table.add(row{what: n + ": peer @ag-ui/a2a 0.0.6", value: eps(peer.eps), vsRef: ratio(peer.eps, reader.eps)})
+		e.table.add(row{what: n + ": peer @ag-ui/a2a 0.0.6", value: eps(peer.eps) + cpuNote(peer, "peer"), vsRef: ratio(peer.eps, reader.eps)})
 	}
 	return nil
 }
@@ -148,7 +158,7 @@ func (e *env) sectionB() error {
 	if err != nil {
 		return err
 	}
-	targets := []loadTarget{{"file", suite.Target{URL: file.url + "/", Workspace: e.workspace}}}
+	targets := []loadTarget{{"file", suite.Target{URL: file.url + "/", Workspace: e.workspace}, file.pid()}}
 	if rurl, err := e.redisURL(); err != nil {
 		return err
 	} else if rurl != "" {
@@ -156,12 +166,12 @@ func (e *env) sectionB() error {
 		if err != nil {
 			return err
 		}
-		targets = append(targets, loadTarget{"redis", suite.Target{URL: rd.url + "/", Workspace: e.workspace}})
+		targets = append(targets, loadTarget{"redis", suite.Target{URL: rd.url + "/", Workspace: e.workspace}, rd.pid()})
 	}
 	if peer, err := e.peer("peer-b", up.url); err != nil {
 		return err
 	} else if peer != nil {
-		targets = append(targets, loadTarget{"peer", suite.Target{URL: peer.url + "/", Peer: true}})
+		targets = append(targets, loadTarget{"peer", suite.Target{URL: peer.url + "/", Peer: true}, peer.pid()})
 	}
 	bareDir := filepath.Join(e.base, "state-b-bare")
 	if err := mkdir(bareDir); err != nil {
@@ -226,3 +236,8 @@ func (e *env) redisURL() (string, error) {
 }
 
 func mkdir(dir string) error { return os.MkdirAll(dir, 0o700) }
+
+// cpuNote names the serving process's CPU time per event.
+func cpuNote(s loadStats, who string) string {
+	return fmt.Sprintf(" (%s CPU %.2f µs/event)", who, s.cpuPerEvent/1000)
+}

@@ -96,7 +96,7 @@ func (e *env) sectionC() error {
 		float64(openRSS-baseRSS)/float64(n)/1024, (openHeap-baseHeap)/float64(n)/1024, (openG-baseG)/float64(n))})
 	e.table.add(row{what: w + ": streams with a heartbeat after 16 s / ended cleanly", value: fmt.Sprintf("%d / %d of %d", beats, alive, n)})
 	e.table.add(row{what: w + ": 10 s after closing (baseline " + fmt.Sprintf("%.0f goroutines, heap %s", baseG, mib(baseHeap)) + ")",
-		value: fmt.Sprintf("%.0f goroutines, heap %s, RSS %s", afterG, mib(afterHeap), mib(float64(afterRSS))),
+		value:  fmt.Sprintf("%.0f goroutines, heap %s, RSS %s", afterG, mib(afterHeap), mib(float64(afterRSS))),
 		target: "back to baseline", met: yes(afterG <= baseG+10 && afterHeap <= 2*baseHeap+(8<<20))})
 	return nil
 }
