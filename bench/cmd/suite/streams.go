@@ -35,6 +35,7 @@ func (e *env) sectionC() error {
 	}
 	baseG, _ := suite.Gauge(metrics, "go_goroutines")
 	baseHeap, _ := suite.Gauge(metrics, "go_memstats_heap_inuse_bytes")
+	baseStack, _ := suite.Gauge(metrics, "go_memstats_stack_inuse_bytes")
 
 	t := suite.Target{URL: ad.url + "/", Workspace: e.workspace}
 	hc := suite.NewHTTPClient(n)
@@ -63,6 +64,7 @@ func (e *env) sectionC() error {
 	openRSS, _ := suite.RSS(ad.pid())
 	openG, _ := suite.Gauge(metrics, "go_goroutines")
 	openHeap, _ := suite.Gauge(metrics, "go_memstats_heap_inuse_bytes")
+	openStack, _ := suite.Gauge(metrics, "go_memstats_stack_inuse_bytes")
 	cancel()
 	done.Wait()
 	hc.CloseIdleConnections()
@@ -92,8 +94,8 @@ func (e *env) sectionC() error {
 	w := fmt.Sprintf("(c) %d open streams", n)
 	e.table.add(row{what: w + ": adapter RSS (baseline " + mib(float64(baseRSS)) + ")", value: mib(float64(openRSS)),
 		target: "≤ 512 MiB", met: yes(openRSS <= 512<<20 && alive == n && beats == n)})
-	e.table.add(row{what: w + ": per stream", value: fmt.Sprintf("%.1f KiB RSS, %.1f KiB heap in use, %.2f goroutines",
-		float64(openRSS-baseRSS)/float64(n)/1024, (openHeap-baseHeap)/float64(n)/1024, (openG-baseG)/float64(n))})
+	e.table.add(row{what: w + ": per stream", value: fmt.Sprintf("%.1f KiB RSS, %.1f KiB heap in use, %.1f KiB stacks, %.2f goroutines",
+		float64(openRSS-baseRSS)/float64(n)/1024, (openHeap-baseHeap)/float64(n)/1024, (openStack-baseStack)/float64(n)/1024, (openG-baseG)/float64(n))})
 	e.table.add(row{what: w + ": streams with a heartbeat after 16 s / ended cleanly", value: fmt.Sprintf("%d / %d of %d", beats, alive, n)})
 	e.table.add(row{what: w + ": 10 s after closing (baseline " + fmt.Sprintf("%.0f goroutines, heap %s", baseG, mib(baseHeap)) + ")",
 		value:  fmt.Sprintf("%.0f goroutines, heap %s, RSS %s", afterG, mib(afterHeap), mib(float64(afterRSS))),
