@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime/debug"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -36,6 +37,10 @@ func openStore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (st
 			} else if n > 0 {
 				logger.Info("Removed leftover temporary state files", "count", n)
 			}
+			// The listing's garbage would otherwise stay resident until
+			// the first requests make the heap grow: a server with many
+			// threads starts as small as an empty one.
+			debug.FreeOSMemory()
 		}()
 		return fs, nil, func() { <-swept }, nil
 	}

@@ -40,6 +40,7 @@ type config struct {
 	history    int
 	only       string
 	dir        string
+	bin        string
 	noPeer     bool
 	noRedis    bool
 	keep       bool
@@ -76,6 +77,7 @@ func main() {
 	flag.IntVar(&cfg.history, "history", 100000, "(f) thread files and distinct threads")
 	flag.StringVar(&cfg.only, "only", "a,b,c,d,f", "sections to run (a,b,c,d,f; the peer (e) is a column of a, b, d)")
 	flag.StringVar(&cfg.dir, "dir", "", "parent of the state directories (default: the user cache directory, where state normally lives; it must be on the disk)")
+	flag.StringVar(&cfg.bin, "bin", "", "an iac-code-agui binary to measure instead of building ./cmd/iac-code-agui (to compare two versions)")
 	flag.BoolVar(&cfg.noPeer, "no-peer", false, "skip the TypeScript peer")
 	flag.BoolVar(&cfg.noRedis, "no-redis", false, "skip the Redis store rows")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the work directory (logs, state)")
@@ -142,9 +144,15 @@ func run(cfg config) error {
 		return err
 	}
 	e.bin = filepath.Join(e.work, "iac-code-agui")
-	fmt.Fprintln(os.Stderr, "building the binary…")
-	if out, err := exec.Command("go", "build", "-o", e.bin, "./cmd/iac-code-agui").CombinedOutput(); err != nil {
-		return fmt.Errorf("go build (run the suite from the repository root): %w\n%s", err, out)
+	if cfg.bin != "" {
+		if e.bin, err = filepath.Abs(cfg.bin); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(os.Stderr, "building the binary…")
+		if out, err := exec.Command("go", "build", "-o", e.bin, "./cmd/iac-code-agui").CombinedOutput(); err != nil {
+			return fmt.Errorf("go build (run the suite from the repository root): %w\n%s", err, out)
+		}
 	}
 	if !cfg.noPeer {
 		e.peerDir = preparePeer()

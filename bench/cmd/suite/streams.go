@@ -69,9 +69,12 @@ func (e *env) sectionC() error {
 	done.Wait()
 	hc.CloseIdleConnections()
 	alive, beats := 0, 0
+	var firstErr error
 	for _, r := range results {
 		if r.Err == nil {
 			alive++
+		} else if firstErr == nil {
+			firstErr = r.Err
 		}
 		if r.Heartbeats > 0 {
 			beats++
@@ -96,7 +99,11 @@ func (e *env) sectionC() error {
 		target: "≤ 512 MiB", met: yes(openRSS <= 512<<20 && alive == n && beats == n)})
 	e.table.add(row{what: w + ": per stream", value: fmt.Sprintf("%.1f KiB RSS, %.1f KiB heap in use, %.1f KiB stacks, %.2f goroutines",
 		float64(openRSS-baseRSS)/float64(n)/1024, (openHeap-baseHeap)/float64(n)/1024, (openStack-baseStack)/float64(n)/1024, (openG-baseG)/float64(n))})
-	e.table.add(row{what: w + ": streams with a heartbeat after 16 s / ended cleanly", value: fmt.Sprintf("%d / %d of %d", beats, alive, n)})
+	clean := fmt.Sprintf("%d / %d of %d", beats, alive, n)
+	if firstErr != nil {
+		clean += fmt.Sprintf(" (first error: %.160s)", firstErr)
+	}
+	e.table.add(row{what: w + ": streams with a heartbeat after 16 s / ended cleanly", value: clean})
 	e.table.add(row{what: w + ": 10 s after closing (baseline " + fmt.Sprintf("%.0f goroutines, heap %s", baseG, mib(baseHeap)) + ")",
 		value:  fmt.Sprintf("%.0f goroutines, heap %s, RSS %s", afterG, mib(afterHeap), mib(float64(afterRSS))),
 		target: "back to baseline", met: yes(afterG <= baseG+10 && afterHeap <= 2*baseHeap+(8<<20))})
