@@ -41,7 +41,6 @@ var (
 	finished   = []byte(`"type":"RUN_FINISHED"`)
 	successOK  = []byte(`"outcome":{"type":"success"}`)
 	inputReq   = []byte(`INPUT_REQUIRED`)
-	inputReq03 = []byte(`"input-required"`)
 )
 
 // body is the request of one run on threadID.

@@ -13,7 +13,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"net/http"
@@ -256,5 +255,3 @@ func machine(base string) string {
 	}
 	return b.String()
 }
-
-var errSkipped = errors.New("skipped")
