@@ -5,7 +5,14 @@ import (
 	"io"
 )
 
-const sseInitialBuffer = 64 << 10
+// An SSE reader starts with a small buffer, since a stream mostly waits
+// (a stalled turn, a long tool call) and thousands may be open at once,
+// and doubles it up to sseBurstBuffer while reads keep filling it, so a
+// burst of deltas is read in large chunks (docs/benchmarks.md).
+const (
+	sseInitialBuffer = 4 << 10
+	sseBurstBuffer   = 64 << 10
+)
 
 // sseReader splits a text/event-stream into frames. It accepts CRLF, LF and
 // CR line endings, ignores comment lines (": ping"), joins several data
@@ -22,6 +29,7 @@ type sseReader struct {
 	skipLF  bool // the last line ended in CR at the buffer end
 	rerr    error
 	data    []byte // the current frame's joined data, reused
+	full    bool   // the last read filled the buffer: more is waiting
 }
 
 func newSSEReader(r io.Reader, max int) *sseReader {
@@ -167,6 +175,12 @@ func (s *sseReader) fill() {
 	if s.start > 0 && s.start == s.end {
 		s.start, s.end = 0, 0
 	}
+	if s.full && len(s.buf) < sseBurstBuffer && len(s.buf) <= s.lineMax {
+		nb := make([]byte, min(2*len(s.buf), sseBurstBuffer, s.lineMax+1))
+		s.end = copy(nb, s.buf[s.start:s.end])
+		s.start = 0
+		s.buf = nb
+	}
 	if s.end == len(s.buf) {
 		if s.start > 0 {
 			s.end = copy(s.buf, s.buf[s.start:s.end])
@@ -189,6 +203,7 @@ func (s *sseReader) fill() {
 	for i := 0; i < 100; i++ {
 		n, err := s.r.Read(s.buf[s.end:])
 		s.end += n
+		s.full = s.end == len(s.buf)
 		if err != nil {
 			s.rerr = err
 			return

@@ -230,9 +230,11 @@ func (s *failingStore) Save(ctx context.Context, t *state.Thread, prev state.Rev
 // TestFailClosed: every recovery-critical write that fails cancels the A2A
 // task and ends STATE_PERSISTENCE_FAILED without announcing what it could
 // not commit; memory keeps what the store keeps, so the thread stays
-// usable (protocol.md §9.3). Saves: run-1 admission (1), task id (2),
-// session id (3), interrupt (4); run-2 admission (5), reconciliation (6),
-// the answer's commit (7 when no reconciliation write happens).
+// usable (protocol.md §9.3). Saves: run-1 admission (1), task and session
+// id (2, one write when the session id is in the same frame or in the next
+// one already read; otherwise task id 2, session id 3), interrupt (3);
+// run-2 admission (4), reconciliation (5), the answer's commit (6 when no
+// reconciliation write happens).
 func TestFailClosed(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -243,18 +245,35 @@ func TestFailClosed(t *testing.T) {
 		// reconciliation writes.
 		moved bool
 		msg   string
+		// taskFrame starts the turn with iac-code's task frame, which
+		// names the task but not the session; unbuffered makes the
+		// session's frame arrive after the task frame was handled.
+		taskFrame, unbuffered bool
 	}{
-		{"task id", 2, false, false, "The execution mapping could not be committed."},
-		{"session id", 3, false, false, "The execution session mapping could not be committed."},
-		{"interrupt", 4, false, false, "The interrupted execution state could not be committed."},
-		{"reconciliation", 6, true, true, "The resumed execution state could not be committed."},
-		{"accepted answer", 6, true, false, "The accepted interrupt response could not be committed."},
+		{"task id", 2, false, false, "The execution mapping could not be committed.", false, false},
+		{"task id deferred to the session's frame", 2, false, false, "The execution mapping could not be committed.", true, false},
+		{"task id alone", 2, false, false, "The execution mapping could not be committed.", true, true},
+		{"session id", 3, false, false, "The execution session mapping could not be committed.", true, true},
+		{"interrupt", 3, false, false, "The interrupted execution state could not be committed.", false, false},
+		{"reconciliation", 5, true, true, "The resumed execution state could not be committed.", false, false},
+		{"accepted answer", 5, true, false, "The accepted interrupt response could not be committed.", false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			store := &failingStore{Store: state.NewMemStore(), fail: map[int]bool{c.fail: true}}
 			up := pausing()
+			up.unbuffered = c.unbuffered
+			if c.taskFrame {
+				send := up.send
+				up.send = func(p *a2a.SendParams) ([]*a2a.Event, error) {
+					evs, err := send(p)
+					if err == nil && p.TaskID == "" {
+						evs = append([]*a2a.Event{taskFrame(evs[0].TaskID, p.ContextID)}, evs...)
+					}
+					return evs, err
+				}
+			}
 			if c.moved {
 				get := up.getTask
 				up.getTask = func(task string) (*a2a.Event, error) {

@@ -26,12 +26,9 @@ func detachUntilTask(ctx context.Context) (up context.Context, wrap func(Stream)
 	known := make(chan struct{})
 	var once sync.Once
 	seen := func() { once.Do(func() { close(known) }) }
-	go func() {
-		select {
-		case <-ctx.Done():
-		case <-up.Done():
-			return
-		}
+	// No goroutine while the client stays: thousands of streams may wait
+	// at once (docs/benchmarks.md).
+	stopWatch := context.AfterFunc(ctx, func() {
 		timer := time.NewTimer(orphanGrace)
 		defer timer.Stop()
 		select {
@@ -41,9 +38,9 @@ func detachUntilTask(ctx context.Context) (up context.Context, wrap func(Stream)
 			return
 		}
 		cancel()
-	}()
+	})
 	wrap = func(s Stream) Stream { return &taskWatch{Stream: s, seen: seen} }
-	return up, wrap, cancel
+	return up, wrap, func() { stopWatch(); cancel() }
 }
 
 // taskWatch reports the first event that names a task.

@@ -37,6 +37,9 @@ type scripted struct {
 	// turn's context id.
 	onSendMessage func()
 	onContext     func(contextID string)
+	// unbuffered streams never report a buffered frame, as a network
+	// stream whose next frame has not arrived yet.
+	unbuffered bool
 }
 
 type call struct {
@@ -89,7 +92,7 @@ func (s *scripted) SendStreamingMessage(_ context.Context, p *a2a.SendParams) (a
 	if err != nil {
 		return nil, err
 	}
-	return &events{list: list}, nil
+	return &events{list: list, unbuffered: s.unbuffered}, nil
 }
 
 func (s *scripted) SubscribeToTask(_ context.Context, taskID string) (adapter.Stream, error) {
@@ -148,6 +151,8 @@ type events struct {
 	list []*a2a.Event
 	err  error // returned after the list instead of io.EOF
 	i    int
+	// unbuffered: Buffered is always false (scripted.unbuffered).
+	unbuffered bool
 }
 
 func (e *events) Next() (*a2a.Event, error) {
@@ -160,7 +165,7 @@ func (e *events) Next() (*a2a.Event, error) {
 	}
 	return nil, io.EOF
 }
-func (e *events) Buffered() bool { return e.i < len(e.list) }
+func (e *events) Buffered() bool { return !e.unbuffered && e.i < len(e.list) }
 func (e *events) Close() error   { return nil }
 
 // Event builders. Identities ride on every frame, as iac-code sends them.

@@ -29,8 +29,9 @@ func (rs *runState) checkIdentity(ev *a2a.Event) error {
 }
 
 // bindIdentity checks an event's identities and persists the first task id
-// and session id at once, failing closed (protocol.md §4.6, §9.3). The
-// session event follows as soon as both are known.
+// and session id before any event that depends on them reaches the client,
+// failing closed (protocol.md §4.6, §9.3). The session event follows as
+// soon as both are durable.
 func (rs *runState) bindIdentity(ctx context.Context, ev *a2a.Event) error {
 	taskID, contextID, sessionID := mapper.Identity(ev)
 	// Fast path, once per streamed token: everything the event names is
@@ -42,30 +43,49 @@ func (rs *runState) bindIdentity(ctx context.Context, ev *a2a.Event) error {
 	if err := rs.checkIdentity(ev); err != nil {
 		return err
 	}
-	a, t := rs.r.a, rs.r.t
+	if d := rs.deferredTask; d != "" && taskID != "" && taskID != d {
+		return runErr(CodeA2AProtocolError, i18n.MsgTaskIdentityChanged)
+	}
 	if taskID != "" && rs.seenTask == "" {
 		rs.seenTask = taskID // cancellable even if its commit fails
 	}
-	// The task id and the session id are two commits, each failing closed
-	// with its own message (§9.3).
-	_, err := a.update(ctx, t, func(doc *state.Thread) (*state.Thread, error) {
-		if taskID == "" || doc.Execution.TaskID != nil {
-			return nil, errNoChange
-		}
-		doc.Execution.TaskID = &taskID
-		return doc, nil
-	})
-	if err != nil {
-		return rs.failClosed(ctx, i18n.MsgMappingCommitFailed)
+	if taskID == "" {
+		taskID = rs.deferredTask
 	}
+	rs.deferredTask = ""
+	doc := rs.r.a.view(rs.r.t)
+	if taskID != "" && doc.Execution.TaskID == nil && sessionID == "" && doc.IacCodeSessionID == nil && rs.hold {
+		// iac-code names the task in its first frame and the session in
+		// the next, which is already read: one write for both
+		// (deferIdentity.go).
+		rs.deferredTask = taskID
+		return nil
+	}
+	return rs.commitIdentity(ctx, taskID, sessionID)
+}
+
+// commitIdentity persists the task id and the session id the thread does
+// not have yet, in one write. A failed write fails closed with the message
+// of the first identity it did not commit (§9.3).
+func (rs *runState) commitIdentity(ctx context.Context, taskID, sessionID string) error {
+	a, t := rs.r.a, rs.r.t
 	doc, err := a.update(ctx, t, func(doc *state.Thread) (*state.Thread, error) {
-		if sessionID == "" || doc.IacCodeSessionID != nil {
+		changed := false
+		if taskID != "" && doc.Execution.TaskID == nil {
+			doc.Execution.TaskID, changed = &taskID, true
+		}
+		if sessionID != "" && doc.IacCodeSessionID == nil {
+			doc.IacCodeSessionID, changed = &sessionID, true
+		}
+		if !changed {
 			return nil, errNoChange
 		}
-		doc.IacCodeSessionID = &sessionID
 		return doc, nil
 	})
 	if err != nil {
+		if taskID != "" && a.view(t).Execution.TaskID == nil {
+			return rs.failClosed(ctx, i18n.MsgMappingCommitFailed)
+		}
 		return rs.failClosed(ctx, i18n.MsgSessionMappingCommitFailed)
 	}
 	ready := doc.Execution.TaskID != nil && doc.IacCodeSessionID != nil

@@ -67,6 +67,8 @@ type runState struct {
 	catchUpDue *pendingCatchUp
 	// awaited is the task's direct input at resume (texts.go).
 	awaited string
+	// deferredTask is a task id not yet written (deferidentity.go).
+	deferredTask string
 }
 
 // Stream executes the run, writing its events to sink, and releases the
@@ -83,10 +85,12 @@ func (r *Run) Stream(ctx context.Context, sink Sink) {
 	defer r.release(ctx, rs)
 	rs.buf = append(rs.buf, &agui.RunStarted{ThreadID: r.in.ThreadID, RunID: r.in.RunID, ParentRunID: r.in.ParentRunID})
 	rs.buf = rs.m.ReopenSteps(rs.buf)
-	var err error
-	if r.resume {
+	// RUN_STARTED leaves as soon as the admission is durable, not with the
+	// first A2A frame: a client's turn latency is one durable write.
+	err := rs.flush()
+	if err == nil && r.resume {
 		err = rs.resume(ctx)
-	} else {
+	} else if err == nil {
 		err = rs.newTurn(ctx)
 	}
 	if err == nil && !rs.paused {
@@ -163,9 +167,13 @@ func (rs *runState) consume(ctx context.Context, s Stream, accept func() error) 
 	for {
 		ev, err := s.Next()
 		if errors.Is(err, io.EOF) {
+			if err := rs.bindDeferred(ctx); err != nil {
+				return got, err
+			}
 			return got, rs.flush()
 		}
 		if err != nil {
+			_ = rs.bindDeferred(ctx) // the stream's error is the one to report
 			if ctx.Err() != nil {
 				return got, errClientGone
 			}
@@ -204,10 +212,16 @@ func (rs *runState) handle(ctx context.Context, ev *a2a.Event) (bool, error) {
 		rs.lastState = st
 	}
 	if inputs := rs.m.RequiredInputs(ev); len(inputs) > 0 {
+		if err := rs.bindDeferred(ctx); err != nil {
+			return true, err
+		}
 		rs.runCatchUp(ctx)
 		return true, rs.commitInterrupt(ctx, inputs)
 	}
 	if !rs.hold || len(rs.buf) >= maxHeldEvents || stops(rs.lastState) {
+		if err := rs.bindDeferred(ctx); err != nil {
+			return true, err
+		}
 		if err := rs.flush(); err != nil {
 			return true, err
 		}

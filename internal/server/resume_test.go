@@ -156,10 +156,11 @@ func TestCancelledQuestion(t *testing.T) {
 
 // TestAcceptedAnswerCommitFailure: when the write that commits an accepted
 // answer fails, the task is cancelled and the run ends
-// STATE_PERSISTENCE_FAILED (§5.9 step 4). Saves: run-1 admission, task,
-// session, interrupt (1–4); run-2 admission (5), the answer's commit (6).
+// STATE_PERSISTENCE_FAILED (§5.9 step 4). The failed save is the first
+// that records an applied answer.
 func TestAcceptedAnswerCommitFailure(t *testing.T) {
-	e := newEnv(t, envOptions{wrap: func(s state.Store) state.Store { return &failingStore{Store: s, failAt: 6} }})
+	applied := func(d *state.Thread) bool { return len(d.AppliedResumeDigests) > 0 }
+	e := newEnv(t, envOptions{wrap: func(s state.Store) state.Store { return &failingStore{Store: s, failIf: applied} }})
 	const th = "thread-commit"
 	it := interrupts(t, post(t, e.URL, e.body(th, "run-1", "permission", nil), nil))[0]
 	r := post(t, e.URL, resumeBody(e, th, "run-2", allow(it["id"])), nil)

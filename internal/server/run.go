@@ -48,6 +48,8 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 		writeAdapterError(w, lang, err)
 		return
 	}
+	h.streams.opened()
+	defer h.streams.closed()
 	sw := agui.NewWriter(w, agui.WriterOptions{Heartbeat: h.opts.Heartbeat})
 	defer sw.Close()
 	if err := sw.Start(); err != nil {

@@ -63,6 +63,8 @@ type Handler struct {
 	opts Options
 	mux  *http.ServeMux
 	log  *slog.Logger
+	// streams counts open run streams (release.go).
+	streams streamCount
 }
 
 // New returns the adapter's HTTP handler.

@@ -18,20 +18,15 @@ const (
 	tempAttempts = 16
 )
 
-// writeAtomic replaces path with data (protocol.md §8.5): a temp file
-// ".<name>.<random>.tmp" in the same directory, write, fsync, rename (up to
-// three attempts on a permission error, which transient scanners and Windows
-// locks cause), then fsync of the directory. The temp file is removed on
-// any failure and the target is never a symlink.
-func writeAtomic(path string, data []byte, rename func(string, string) error) (err error) {
-	if err := refuseSymlink(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	crash := crashStart()
+// writeTemp writes data to a new private temporary file
+// ".<name>.<random>.tmp" next to path (protocol.md §8.5): written, mode
+// 0600, fsynced unless durable is false, closed. It returns the temp
+// file's path; nothing is left behind on failure.
+func writeTemp(path string, data []byte, durable bool) (tmp string, err error) {
 	dir, name := filepath.Split(path)
 	f, tmp, err := createTemp(dir, name)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer func() {
 		if err != nil {
@@ -40,27 +35,36 @@ func writeAtomic(path string, data []byte, rename func(string, string) error) (e
 	}()
 	if _, err = f.Write(data); err != nil {
 		_ = f.Close()
-		return err
+		return "", err
 	}
 	// Set before the rename so the document is never visible with a wider
 	// mode, whatever the umask.
 	if err = f.Chmod(0o600); err != nil {
 		_ = f.Close()
-		return err
+		return "", err
 	}
-	if err = f.Sync(); err != nil {
-		_ = f.Close()
-		return err
+	if durable {
+		if err = f.Sync(); err != nil {
+			_ = f.Close()
+			return "", err
+		}
 	}
-	if err = f.Close(); err != nil {
-		return err
+	return tmp, f.Close()
+}
+
+// replaceWith renames tmp over path (up to three attempts on a permission
+// error, which transient scanners and Windows locks cause); the target is
+// never a symlink. tmp is removed on failure. The caller makes the rename
+// durable (groupSync).
+func replaceWith(tmp, path string, rename func(string, string) error) error {
+	err := refuseSymlink(path)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		err = renameWithRetry(tmp, path, rename)
 	}
-	crashPoint(crash, "temp")
-	if err = renameWithRetry(tmp, path, rename); err != nil {
-		return err
+	if err != nil {
+		_ = os.Remove(tmp)
 	}
-	crashPoint(crash, "renamed")
-	return syncDir(dir)
+	return err
 }
 
 // createTemp opens a new private file with O_EXCL, so an existing file or
@@ -92,7 +96,7 @@ func renameWithRetry(from, to string, rename func(string, string) error) error {
 	return err
 }
 
-// syncDir makes the rename durable. File systems that cannot fsync a
+// syncDir makes the renames in dir durable. File systems that cannot fsync a
 // directory report EINVAL; the rename is then as durable as they allow.
 func syncDir(dir string) error {
 	if !dirSyncSupported {

@@ -50,7 +50,8 @@ const NoRevision Revision = ""
 // stored revision is still prev (NoRevision: nothing may be stored yet),
 // and returns the new revision. A different stored revision gives
 // ErrConflict and writes nothing: two writers can never lose each other's
-// update. When Save returns nil the new document is durable; on any other
+// update. When Save returns nil the new document is durable (for a ctx
+// made by BestEffort: written atomically, durable later); on any other
 // error the caller must treat the write as not committed (the stored
 // document is the old one or, if the failure came after the replace,
 // possibly the new one). Save refuses a document that Load would reject
@@ -87,9 +88,11 @@ type FileStore struct {
 	threads string
 	// rename is os.Rename; tests wrap it to count attempts.
 	rename func(oldpath, newpath string) error
-	// locks serialise the compare and the write of one thread; threads
+	// locks serialise the compare and the rename of one thread; threads
 	// share a lock by hash, so memory does not grow with their number.
 	locks [64]sync.Mutex
+	// dirSync batches the directory fsyncs of concurrent saves.
+	dirSync groupSync
 }
 
 var _ Store = (*FileStore)(nil)
@@ -161,26 +164,67 @@ func (s *FileStore) Save(ctx context.Context, t *Thread, prev Revision) (Revisio
 	if err != nil {
 		return NoRevision, fmt.Errorf("%w: %w", ErrInvalidDocument, err)
 	}
-	mu := &s.locks[lockIndex(path, len(s.locks))]
-	mu.Lock()
-	defer mu.Unlock()
-	current := NoRevision
-	switch old, err := s.read(path); {
-	case err == nil:
-		current = revisionOf(old)
-	case !errors.Is(err, ErrNotFound):
+	// The expensive part, writing and fsyncing the new document, needs no
+	// lock: only the compare and the rename must be one step. A revision
+	// that already moved is refused before anything is written.
+	if current, err := s.revision(path); err != nil {
 		return NoRevision, err
-	}
-	if current != prev {
+	} else if current != prev {
 		return NoRevision, ErrConflict
 	}
 	if err := s.ensureDirs(); err != nil {
 		return NoRevision, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	if err := writeAtomic(path, data, s.rename); err != nil {
+	durable := !isBestEffort(ctx)
+	crash := crashStart() // test builds only (-tags crashhook)
+	tmp, err := writeTemp(path, data, durable)
+	if err != nil {
 		return NoRevision, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
+	crashPoint(crash, "temp")
+	if err := s.compareAndRename(tmp, path, prev); err != nil {
+		return NoRevision, err
+	}
+	crashPoint(crash, "renamed")
+	if durable {
+		if err := s.dirSync.sync(s.threads); err != nil {
+			return NoRevision, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+	}
 	return revisionOf(data), nil
+}
+
+// compareAndRename renames tmp over path if the stored revision is still
+// prev, under the path's lock; tmp is removed otherwise.
+func (s *FileStore) compareAndRename(tmp, path string, prev Revision) error {
+	mu := &s.locks[lockIndex(path, len(s.locks))]
+	mu.Lock()
+	defer mu.Unlock()
+	current, err := s.revision(path)
+	if err == nil && current != prev {
+		err = ErrConflict
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	if err := replaceWith(tmp, path, s.rename); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return nil
+}
+
+// revision returns the revision stored at path (NoRevision when there is
+// none) or an error wrapping ErrUnavailable.
+func (s *FileStore) revision(path string) (Revision, error) {
+	switch old, err := s.read(path); {
+	case err == nil:
+		return revisionOf(old), nil
+	case errors.Is(err, ErrNotFound):
+		return NoRevision, nil
+	default:
+		return NoRevision, err
+	}
 }
 
 // lockIndex spreads paths over n locks (FNV-1a).

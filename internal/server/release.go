@@ -1,0 +1,81 @@
+package server
+
+import (
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+// releaseAfter is the smallest burst of open run streams whose memory is
+// handed back to the operating system once it is over; releaseDelay lets
+// the closed connections' buffers become garbage first.
+const (
+	releaseAfter = 256
+	releaseDelay = 2 * time.Second
+)
+
+// streamCount counts the open run streams. When a burst of at least
+// releaseAfter streams has shrunk to a quarter of its peak, the memory its
+// buffers and stacks held is returned to the operating system once no
+// stream has closed for releaseDelay: a server idle after the burst
+// allocates nothing, so without this no garbage collection would run for
+// minutes and the process would keep the burst's resident size
+// (docs/benchmarks.md, open streams).
+type streamCount struct {
+	mu         sync.Mutex
+	open, peak int
+	pending    bool        // a release waits for the closes to stop
+	timer      *time.Timer // the pending release
+	// release is freeMemory and delay releaseDelay; tests may replace them.
+	release func()
+	delay   time.Duration
+}
+
+func (c *streamCount) opened() {
+	c.mu.Lock()
+	c.open++
+	c.peak = max(c.peak, c.open)
+	c.mu.Unlock()
+}
+
+func (c *streamCount) closed() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.open--
+	if c.peak >= releaseAfter && c.open <= c.peak/4 {
+		c.peak = c.open
+		c.pending = true
+	}
+	if !c.pending {
+		return
+	}
+	delay := c.delay
+	if delay == 0 {
+		delay = releaseDelay
+	}
+	if c.timer == nil {
+		c.timer = time.AfterFunc(delay, c.fire)
+	} else {
+		c.timer.Reset(delay)
+	}
+}
+
+func (c *streamCount) fire() {
+	c.mu.Lock()
+	c.pending = false
+	release := c.release
+	c.mu.Unlock()
+	if release == nil {
+		release = freeMemory
+	}
+	release()
+}
+
+// freeMemory collects twice, so that the buffers pooled by net/http
+// (sync.Pool keeps them one collection longer) go too, and returns the
+// freed pages to the operating system.
+func freeMemory() {
+	runtime.GC()
+	debug.FreeOSMemory()
+}
