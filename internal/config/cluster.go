@@ -49,29 +49,28 @@ func resolveCluster(cfg *Config, fv *flagValues, y yamlFile, getenv func(string)
 		}
 		cfg.ReplicaToken = s
 	}
-	raw := ""
+	cfg.LeaseTTL = DefaultLeaseTTL
+	secs, set, ok := 0.0, true, true
 	switch {
 	case fv.set["lease-ttl"]:
-		raw = fv.leaseTTL
+		secs, ok = parseSeconds(fv.leaseTTL)
 	case getenv("IAC_CODE_AGUI_LEASE_TTL") != "":
-		raw = getenv("IAC_CODE_AGUI_LEASE_TTL")
+		secs, ok = parseSeconds(getenv("IAC_CODE_AGUI_LEASE_TTL"))
 	case y.value("lease_ttl") != nil:
-		switch v := y.value("lease_ttl").(type) {
-		case string:
-			raw = v
-		case int, int64, float64:
-			raw = strconv.FormatFloat(toFloat(v), 'f', -1, 64)
-		default:
-			return newError(i18n.MsgLeaseTTLInvalid, nil)
+		if s, isString := asString(y.value("lease_ttl")); isString {
+			secs, ok = parseSeconds(s)
+		} else {
+			secs, ok = asSeconds(y.value("lease_ttl"))
 		}
+	default:
+		set = false
 	}
-	cfg.LeaseTTL = DefaultLeaseTTL
-	if raw != "" {
-		f, err := strconv.ParseFloat(strings.TrimSpace(raw), 64)
-		if err != nil || f < 1 || f > 3600 {
+	if set {
+		// Written so that NaN fails too.
+		if !ok || !(secs >= 1 && secs <= 3600) {
 			return newError(i18n.MsgLeaseTTLInvalid, nil)
 		}
-		cfg.LeaseTTL = time.Duration(f * float64(time.Second))
+		cfg.LeaseTTL = time.Duration(secs * float64(time.Second))
 	}
 	if cfg.AdvertiseURL != "" && cfg.StateStore != StateStoreFile && cfg.ReplicaToken == "" {
 		return newError(i18n.MsgReplicaTokenRequired, nil)
@@ -79,14 +78,8 @@ func resolveCluster(cfg *Config, fv *flagValues, y yamlFile, getenv func(string)
 	return nil
 }
 
-func toFloat(v any) float64 {
-	switch x := v.(type) {
-	case int:
-		return float64(x)
-	case int64:
-		return float64(x)
-	case float64:
-		return x
-	}
-	return 0
+// parseSeconds reads a number of seconds given as text.
+func parseSeconds(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return f, err == nil
 }

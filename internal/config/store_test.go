@@ -71,6 +71,7 @@ func TestClusterSettings(t *testing.T) {
 		{[]string{"--advertise-url", "http://u:p@h:1/"}, base(), i18n.MsgAdvertiseURLInvalid},
 		{[]string{"--lease-ttl", "0.5"}, base(), i18n.MsgLeaseTTLInvalid},
 		{[]string{"--lease-ttl", "x"}, base(), i18n.MsgLeaseTTLInvalid},
+		{[]string{"--lease-ttl", "NaN"}, base(), i18n.MsgLeaseTTLInvalid},
 		{[]string{"--advertise-url", "http://h:1/"}, redis, i18n.MsgReplicaTokenRequired},
 	} {
 		_, err := Load(c.args, c.e.get)
