@@ -70,13 +70,9 @@ func (r *Run) streamGuidance(ctx context.Context, sink Sink) {
 // mapped: the streaming run of the thread shows what the guidance did.
 func (rs *runState) guide(ctx context.Context) error {
 	r := rs.r
-	ui, err := request.UserContent(r.in.Messages)
+	ui, err := userContent(r.in.Messages)
 	if err != nil {
-		var ce *request.ContentError
-		if errors.As(err, &ce) {
-			return runErr(CodeInvalidInput, ce.Msg)
-		}
-		return runErr(CodeInvalidInput, i18n.MsgUserMessageRequired)
+		return err
 	}
 	// RUN_STARTED goes out first; a client already gone still has its
 	// admitted guidance delivered (its run id is spent).

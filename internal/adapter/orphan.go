@@ -3,7 +3,6 @@ package adapter
 import (
 	"context"
 	"log/slog"
-	"time"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
@@ -31,9 +30,7 @@ func (rs *runState) cancelOrphan(ctx context.Context) {
 	if task == "" {
 		return
 	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	if _, err := rs.r.a.client.CancelTask(cctx, task); err != nil {
+	if err := rs.cancelA2ATask(ctx, task); err != nil {
 		rs.r.log.LogAttrs(ctx, slog.LevelDebug, "A2A CancelTask of an unfinished execution failed", slog.String("taskId", task), errAttr(err))
 		return
 	}

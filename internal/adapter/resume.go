@@ -130,6 +130,13 @@ func (rs *runState) catchUp(ctx context.Context, taskID string) error {
 	if seq := rs.m.PipelineSequence(); seq > after {
 		after = seq
 	}
+	return rs.mapPipelineAfter(ctx, taskID, after)
+}
+
+// mapPipelineAfter maps the pipeline state of a task after a sequence:
+// the snapshot and the journal events (protocol.md §9.2). A 404 means the
+// task has no pipeline state: nothing to map.
+func (rs *runState) mapPipelineAfter(ctx context.Context, taskID string, after int64) error {
 	st, err := rs.r.a.client.PipelineState(ctx, taskID, after)
 	if errors.Is(err, a2a.ErrNotFound) {
 		return nil

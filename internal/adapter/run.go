@@ -122,16 +122,26 @@ func (r *Run) newRunState(sink Sink) *runState {
 		trace: r.log.Enabled(context.Background(), slog.LevelDebug)}
 }
 
-// newTurn sends the latest user message and follows the A2A stream.
-func (rs *runState) newTurn(ctx context.Context) error {
-	r := rs.r
-	ui, err := request.UserContent(r.in.Messages)
+// userContent converts the latest user message to A2A parts; a refusal is
+// INVALID_INPUT with the content error's message (protocol.md §3.2).
+func userContent(messages []agui.Message) (*request.UserInput, error) {
+	ui, err := request.UserContent(messages)
 	if err != nil {
 		var ce *request.ContentError
 		if errors.As(err, &ce) {
-			return runErr(CodeInvalidInput, ce.Msg)
+			return nil, runErr(CodeInvalidInput, ce.Msg)
 		}
-		return runErr(CodeInvalidInput, i18n.MsgUserMessageRequired)
+		return nil, runErr(CodeInvalidInput, i18n.MsgUserMessageRequired)
+	}
+	return ui, nil
+}
+
+// newTurn sends the latest user message and follows the A2A stream.
+func (rs *runState) newTurn(ctx context.Context) error {
+	r := rs.r
+	ui, err := userContent(r.in.Messages)
+	if err != nil {
+		return err
 	}
 	if ctx.Err() != nil {
 		return errClientGone // gone before anything was started upstream
@@ -309,11 +319,18 @@ func (rs *runState) cancelTask(ctx context.Context) {
 	if task == nil || *task == "" {
 		return
 	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	if _, err := rs.r.a.client.CancelTask(cctx, *task); err != nil {
+	if err := rs.cancelA2ATask(ctx, *task); err != nil {
 		rs.r.log.LogAttrs(ctx, slog.LevelDebug, "A2A CancelTask failed", slog.String("taskId", *task), errAttr(err))
 	}
+}
+
+// cancelA2ATask asks A2A to cancel a task, even after the client left,
+// waiting at most 10 s.
+func (rs *runState) cancelA2ATask(ctx context.Context, task string) error {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	_, err := rs.r.a.client.CancelTask(cctx, task)
+	return err
 }
 
 // release settles a run that ends without having done so (a disconnect),

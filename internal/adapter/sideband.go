@@ -2,10 +2,7 @@ package adapter
 
 import (
 	"context"
-	"errors"
 	"log/slog"
-
-	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
 )
 
 // pendingCatchUp is the pipeline catch-up a sideband continuation owes
@@ -33,13 +30,7 @@ func (rs *runState) runCatchUp(ctx context.Context) {
 		return
 	}
 	rs.catchUpDue = nil
-	st, err := rs.r.a.client.PipelineState(ctx, c.taskID, c.after)
-	if errors.Is(err, a2a.ErrNotFound) {
-		return
-	}
-	if err != nil {
+	if err := rs.mapPipelineAfter(ctx, c.taskID, c.after); err != nil {
 		rs.r.log.LogAttrs(ctx, slog.LevelWarn, "pipeline catch-up after a sideband answer failed", errAttr(err))
-		return
 	}
-	rs.buf = rs.m.MapPipelineState(rs.buf, st)
 }
