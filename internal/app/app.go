@@ -84,6 +84,21 @@ func mainWith(parent context.Context, args []string, getenv func(string) string,
 	return 0
 }
 
+// loadFailed ends a sub-command whose arguments did not load: it prints
+// usage for -h/--help (exit 0) or the translated error (exit 1). done is
+// false when err is nil.
+func loadFailed(err error, usage string, stdout, stderr io.Writer, lang i18n.Lang) (code int, done bool) {
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, usage)
+		return 0, true
+	}
+	if err != nil {
+		printError(stderr, lang, err)
+		return 1, true
+	}
+	return 0, false
+}
+
 func printError(w io.Writer, lang i18n.Lang, err error) {
 	var ce *config.Error
 	if errors.As(err, &ce) {
@@ -184,13 +199,8 @@ func watchIdle(ctx context.Context, stop context.CancelFunc, ad *adapter.Adapter
 
 func runDemoAgent(args []string, getenv func(string) string, stdout, stderr io.Writer, lang i18n.Lang) int {
 	host, port, token, err := config.LoadDemoAgent(args, getenv)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, config.DemoAgentUsage())
-		return 0
-	}
-	if err != nil {
-		printError(stderr, lang, err)
-		return 1
+	if code, done := loadFailed(err, config.DemoAgentUsage(), stdout, stderr, lang); done {
+		return code
 	}
 	logger := newLogger(config.LogFormatText, false, false, stdout, stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

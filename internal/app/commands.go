@@ -3,8 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -34,13 +32,8 @@ const healthcheckTimeout = 5 * time.Second
 // reason on stderr.
 func runHealthcheck(parent context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, lang i18n.Lang) int {
 	url, err := config.LoadHealthcheck(args, getenv)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, config.Usage())
-		return 0
-	}
-	if err != nil {
-		printError(stderr, lang, err)
-		return 1
+	if code, done := loadFailed(err, config.Usage(), stdout, stderr, lang); done {
+		return code
 	}
 	ctx, cancel := context.WithTimeout(parent, healthcheckTimeout)
 	defer cancel()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -26,13 +25,8 @@ import (
 // every file was imported or already present, else 1.
 func runImportState(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, lang i18n.Lang) int {
 	cfg, err := config.Load(args, getenv)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, config.Usage())
-		return 0
-	}
-	if err != nil {
-		printError(stderr, lang, err)
-		return 1
+	if code, done := loadFailed(err, config.Usage(), stdout, stderr, lang); done {
+		return code
 	}
 	if storeKind(cfg) != "redis" {
 		fmt.Fprintln(stderr, "import-state: --state-store must name the Redis store to import into")
