@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"strings"
 	"sync"
@@ -55,15 +56,13 @@ type Cluster struct {
 	stripes [64]sync.Mutex
 }
 
-// stripe returns the lock of a thread's lease operations (FNV-1a).
+// stripe returns the lock of a thread's lease operations.
 func (c *Cluster) stripe(threadID string) *sync.Mutex {
-	h := uint32(2166136261)
-	for i := 0; i < len(threadID); i++ {
-		h ^= uint32(threadID[i])
-		h *= 16777619
-	}
-	return &c.stripes[h%uint32(len(c.stripes))]
+	return &c.stripes[maphash.String(stripeSeed, threadID)%uint64(len(c.stripes))]
 }
+
+// stripeSeed seeds stripe; striping needs no stable hash across runs.
+var stripeSeed = maphash.MakeSeed()
 
 // New returns a Cluster for this replica, with a fresh random replica id.
 func New(o Options) *Cluster {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"io/fs"
 	"os"
@@ -227,15 +228,13 @@ func (s *FileStore) revision(path string) (Revision, error) {
 	}
 }
 
-// lockIndex spreads paths over n locks (FNV-1a).
+// lockIndex spreads paths over n locks.
 func lockIndex(path string, n int) int {
-	h := uint32(2166136261)
-	for i := 0; i < len(path); i++ {
-		h ^= uint32(path[i])
-		h *= 16777619
-	}
-	return int(h % uint32(n))
+	return int(maphash.String(lockSeed, path) % uint64(n))
 }
+
+// lockSeed seeds lockIndex; striping needs no stable hash across runs.
+var lockSeed = maphash.MakeSeed()
 
 // ensureDirs creates root and threads/ with mode 0700 and narrows existing
 // ones to at most 0700. Unlike the original, which sets 0700 outright, it
