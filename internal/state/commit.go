@@ -12,6 +12,9 @@ import (
 // they are fsynced.
 const maxBatch = 256
 
+// maxSpares bounds the spare pool (spare.go).
+const maxSpares = 1024
+
 // syncWorkers bounds the fsyncs of one batch that run at once. The file
 // system commits concurrent fsyncs together; a few callers suffice for
 // that, and more only add threads blocked in the kernel.
@@ -45,21 +48,33 @@ type committer struct {
 	mu      sync.Mutex
 	queue   []*saveOp
 	running bool
-	closed  bool   // Close was called: release the spares when idle
-	spares  spares // used by the running batch only
+	closed  bool       // Close was called: release the spares when idle
+	idle    *sync.Cond // signalled when running turns false
+	spares  spares     // used by the running batch only
 }
 
-// Close removes the store's spare files (spare.go) once no batch runs. A
-// save after Close still works and makes spares again.
+// Close waits until no batch runs and removes the store's spare files
+// (spare.go). A save after Close still works, and its spares are removed
+// when its batch ends.
 func (s *FileStore) Close() error {
 	c := &s.commits
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closed = true
-	if !c.running {
-		c.spares.release()
+	for c.running {
+		c.idleCond().Wait()
 	}
+	c.spares.release()
 	return nil
+}
+
+// idleCond returns the condition signalled when the committer stops; the
+// caller holds c.mu.
+func (c *committer) idleCond() *sync.Cond {
+	if c.idle == nil {
+		c.idle = sync.NewCond(&c.mu)
+	}
+	return c.idle
 }
 
 // submit queues op and waits until its batch is committed.
@@ -84,11 +99,21 @@ func (s *FileStore) drain() {
 		c.mu.Lock()
 		n := min(len(c.queue), maxBatch)
 		if n == 0 {
+			if !c.closed && c.spares.wantMore() {
+				// Idle: make one spare for the next burst, then look at
+				// the queue again, so a save never waits for more than
+				// one create.
+				c.mu.Unlock()
+				c.spares.prefill()
+				continue
+			}
 			c.running = false
 			c.queue = nil
+			c.spares.idle()
 			if c.closed {
 				c.spares.release()
 			}
+			c.idleCond().Broadcast()
 			c.mu.Unlock()
 			return
 		}

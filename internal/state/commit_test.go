@@ -76,8 +76,8 @@ func TestSpareShorterDocument(t *testing.T) {
 }
 
 // TestLeftoverSparesRemoved: spares of an earlier process are deleted
-// before the first save uses the directory; anything but regular files is
-// left alone.
+// before the first save uses the directory (and the store's own by
+// Close); anything but regular files is left alone.
 func TestLeftoverSparesRemoved(t *testing.T) {
 	s, root := newStore(t)
 	dir := filepath.Join(root, spareDirName)
@@ -88,13 +88,17 @@ func TestLeftoverSparesRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustSave(t, s, sampleThread("thread-1"))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if got := dirEntries(t, dir); len(got) != 1 || got[0] != "keep-dir" {
 		t.Fatalf("spare directory holds %v", got)
 	}
 }
 
-// TestCloseRemovesSpares: nothing of the pool stays after Close; a later
-// save works again.
+// TestCloseRemovesSpares: nothing of the pool stays after Close, which
+// waits for the committer (it may be refilling the pool); a later save
+// works again.
 func TestCloseRemovesSpares(t *testing.T) {
 	s, root := newStore(t)
 	th := sampleThread("thread-1")
@@ -212,5 +216,42 @@ func TestBatchAnswersEveryWriter(t *testing.T) {
 	}
 	if names := dirEntries(t, filepath.Join(s.root, "threads")); len(names) != threads {
 		t.Errorf("threads/ holds %d entries: %s", len(names), strings.Join(names, " "))
+	}
+}
+
+// TestPoolRefilledAfterBurst: a burst that created 40 spares makes the
+// idle committer refill the pool to 40 empty spares, which the next burst
+// takes instead of creating files; a burst under prefillMin is not worth
+// it.
+func TestPoolRefilledAfterBurst(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), spareDirName)
+	p := &spares{dir: dir}
+	take := func(n int) {
+		for range n {
+			name, f, ok := p.take([]byte("{}\n"))
+			if !ok {
+				t.Fatal("no spare")
+			}
+			f.Close()
+			if err := os.Rename(name, name+".used"); err != nil { // a new thread's file
+				t.Fatal(err)
+			}
+		}
+	}
+	take(prefillMin - 1)
+	if p.wantMore() {
+		t.Fatalf("refill after a burst of %d", prefillMin-1)
+	}
+	take(40)
+	for p.wantMore() {
+		p.prefill()
+	}
+	if len(p.names) != 40 {
+		t.Fatalf("pool of %d after a burst of 40", len(p.names))
+	}
+	created := p.created
+	take(40)
+	if p.created != created {
+		t.Fatalf("the second burst created %d files", p.created-created)
 	}
 }

@@ -22,11 +22,19 @@ const spareDirName = ".spare"
 // skips the inodes freed in the last seconds, so under many saves a
 // create costs hundreds of microseconds where an overwrite costs a few
 // (docs/benchmarks.md). Owned by the committer goroutine.
+//
+// A new thread's file is a spare renamed into threads/, so a burst of new
+// threads empties the pool and each of them then costs a create. The pool
+// remembers the most creates one burst needed (at most maxSpares) and,
+// while no save waits, makes that many empty spares for the next burst
+// (from prefillMin creates on).
 type spares struct {
-	dir    string
-	names  []string
-	ready  bool // dir made and emptied of an earlier process's leftovers
-	broken bool // no spares here (no exchange, no directory): new files only
+	dir     string
+	names   []string
+	ready   bool // dir made and emptied of an earlier process's leftovers
+	broken  bool // no spares here (no exchange, no directory): new files only
+	created int  // spares created since the committer was last idle
+	want    int  // the most a burst created: the size to refill to
 }
 
 // take returns a spare holding data, open for its fsync, or ok=false
@@ -54,12 +62,46 @@ func (p *spares) take(data []byte) (name string, f *os.File, ok bool) {
 	if err != nil {
 		return "", nil, false
 	}
+	p.created++
 	return tmp, f, true
 }
 
-// put returns a spare to the pool; beyond maxBatch spares it is removed.
+// idle ends a burst: its creates set the size the pool is refilled to.
+func (p *spares) idle() {
+	p.want = min(max(p.want, p.created), maxSpares)
+	p.created = 0
+}
+
+// prefillMin is the smallest burst the pool is refilled for: a few
+// creates cost nothing worth doing ahead.
+const prefillMin = 32
+
+// wantMore reports whether the pool is below the size of the largest
+// burst so far.
+func (p *spares) wantMore() bool {
+	p.idle()
+	return p.ready && !p.broken && p.want >= prefillMin && len(p.names) < p.want
+}
+
+// prefill makes one empty spare; a failure stops the refill until the
+// next burst.
+func (p *spares) prefill() {
+	f, name, err := createTemp(p.dir, "spare.json")
+	if err != nil {
+		p.want = len(p.names)
+		return
+	}
+	if err := f.Close(); err != nil {
+		_ = os.Remove(name)
+		p.want = len(p.names)
+		return
+	}
+	p.names = append(p.names, name)
+}
+
+// put returns a spare to the pool; beyond maxSpares it is removed.
 func (p *spares) put(name string) {
-	if len(p.names) >= maxBatch || p.broken {
+	if len(p.names) >= maxSpares || p.broken {
 		_ = os.Remove(name)
 		return
 	}
