@@ -42,8 +42,10 @@ func newRelayEnv(t testing.TB, o upstreamOptions) *relayEnv {
 	// Warnings only: a run logs nothing on the happy path, and a failure
 	// must stay visible.
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	store := state.NewFileStore(t.TempDir())
+	t.Cleanup(func() { _ = store.Close() }) // before the temp directory goes
 	ad := adapter.New(adapter.Options{
-		Store:        state.NewFileStore(t.TempDir()),
+		Store:        store,
 		Upstream:     adapter.A2A(a2a.New(up.URL, "")),
 		AllowedRoots: request.AllowedRoots([]string{root}),
 		Logger:       logger,

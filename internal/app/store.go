@@ -42,7 +42,9 @@ func openStore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (st
 			// threads starts as small as an empty one.
 			debug.FreeOSMemory()
 		}()
-		return fs, nil, func() { <-swept }, nil
+		// Close removes the store's spare files (protocol.md §8.5), so a
+		// stopped server leaves only thread files behind.
+		return fs, nil, func() { <-swept; _ = fs.Close() }, nil
 	}
 	c, err := redisstore.Open(cfg.StateStore, cfg.RedisPassword)
 	if err != nil {

@@ -70,8 +70,10 @@ func fileReplica(b *testing.B, root string) string {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = agent.Close() })
+	store := state.NewFileStore(b.TempDir())
+	b.Cleanup(func() { _ = store.Close() }) // before the temp directory goes
 	ad := adapter.New(adapter.Options{
-		Store:        state.NewFileStore(b.TempDir()),
+		Store:        store,
 		Upstream:     adapter.A2A(a2a.New(agent.URL, "up")),
 		AllowedRoots: request.AllowedRoots([]string{root}),
 	})

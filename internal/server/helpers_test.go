@@ -80,7 +80,11 @@ func newEnv(t *testing.T, o envOptions) *env {
 // serve starts an adapter and its HTTP server for e.
 func (e *env) serve(t *testing.T) {
 	t.Helper()
-	var store state.Store = state.NewFileStore(e.StateDir)
+	fs := state.NewFileStore(e.StateDir)
+	// Before the temp directory goes: the committer may be refilling its
+	// spares after a burst.
+	t.Cleanup(func() { _ = fs.Close() })
+	var store state.Store = fs
 	if e.opts.wrap != nil {
 		store = e.opts.wrap(store)
 	}

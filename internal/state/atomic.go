@@ -18,44 +18,33 @@ const (
 	tempAttempts = 16
 )
 
-// writeTemp writes data to a new private temporary file
-// ".<name>.<random>.tmp" next to path (protocol.md §8.5): written, mode
-// 0600, fsynced unless durable is false, closed. It returns the temp
-// file's path; nothing is left behind on failure.
-func writeTemp(path string, data []byte, durable bool) (tmp string, err error) {
+// openTemp writes data to a new private temporary file
+// ".<name>.<random>.tmp" next to path (protocol.md §8.5), mode 0600, and
+// returns it open so that its batch can fsync it; nothing is left behind
+// on failure.
+func openTemp(path string, data []byte) (tmp string, f *os.File, err error) {
 	dir, name := filepath.Split(path)
-	f, tmp, err := createTemp(dir, name)
+	f, tmp, err = createTemp(dir, name)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
+	if _, err = f.Write(data); err == nil {
+		// Set before the rename so the document is never visible with a
+		// wider mode, whatever the umask.
+		err = f.Chmod(0o600)
+	}
+	if err != nil {
 		_ = f.Close()
-		return "", err
+		_ = os.Remove(tmp)
+		return "", nil, err
 	}
-	// Set before the rename so the document is never visible with a wider
-	// mode, whatever the umask.
-	if err = f.Chmod(0o600); err != nil {
-		_ = f.Close()
-		return "", err
-	}
-	if durable {
-		if err = f.Sync(); err != nil {
-			_ = f.Close()
-			return "", err
-		}
-	}
-	return tmp, f.Close()
+	return tmp, f, nil
 }
 
 // replaceWith renames tmp over path (up to three attempts on a permission
 // error, which transient scanners and Windows locks cause); the target is
 // never a symlink. tmp is removed on failure. The caller makes the rename
-// durable (groupSync).
+// durable (committer).
 func replaceWith(tmp, path string, rename func(string, string) error) error {
 	err := refuseSymlink(path)
 	if err == nil || errors.Is(err, fs.ErrNotExist) {

@@ -77,6 +77,7 @@ func TestRenameRetriesOnPermissionError(t *testing.T) {
 	immutable(t, p)
 	var attempts int
 	s.rename = func(a, b string) error { attempts++; return os.Rename(a, b) }
+	s.exchange = func(a, b string) error { attempts++; return exchange(a, b) }
 
 	th := sampleThread("thread-1")
 	th.Execution.PipelineSequence = 99

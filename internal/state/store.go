@@ -6,12 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 )
 
 var (
@@ -80,20 +78,21 @@ const maxDocumentSize = 16 << 20
 // directories with mode 0700. Nothing is read or created until a thread is
 // loaded or saved.
 //
-// Its conditional save compares revisions and writes under a lock of this
-// store, so it is exact for the writers of one process; it cannot lock
-// against another process on the same directory (a second adapter there
-// is not supported; use a shared store for several replicas).
+// Its conditional save compares revisions and writes in the store's one
+// committer (commit.go), so it is exact for the writers of one process; it
+// cannot lock against another process on the same directory (a second
+// adapter there is not supported; use a shared store for several
+// replicas). Spare files live in <root>/.spare (spare.go); Close removes
+// them.
 type FileStore struct {
 	root    string
 	threads string
-	// rename is os.Rename; tests wrap it to count attempts.
-	rename func(oldpath, newpath string) error
-	// locks serialise the compare and the rename of one thread; threads
-	// share a lock by hash, so memory does not grow with their number.
-	locks [64]sync.Mutex
-	// dirSync batches the directory fsyncs of concurrent saves.
-	dirSync groupSync
+	// rename is os.Rename and exchange swaps two names (spare.go); tests
+	// wrap them to count attempts.
+	rename   func(oldpath, newpath string) error
+	exchange func(from, to string) error
+	// commits batches the saves: the only writer of the files.
+	commits committer
 }
 
 var _ Store = (*FileStore)(nil)
@@ -101,7 +100,11 @@ var _ Store = (*FileStore)(nil)
 // NewFileStore returns a store rooted at root (already resolved by the
 // caller; see protocol.md §8.1). It touches nothing on disk.
 func NewFileStore(root string) *FileStore {
-	return &FileStore{root: root, threads: filepath.Join(root, "threads"), rename: os.Rename}
+	return &FileStore{
+		root: root, threads: filepath.Join(root, "threads"),
+		rename: os.Rename, exchange: exchange,
+		commits: committer{spares: spares{dir: filepath.Join(root, spareDirName)}},
+	}
 }
 
 // Path returns the file that holds threadID's document.
@@ -165,54 +168,17 @@ func (s *FileStore) Save(ctx context.Context, t *Thread, prev Revision) (Revisio
 	if err != nil {
 		return NoRevision, fmt.Errorf("%w: %w", ErrInvalidDocument, err)
 	}
-	// The expensive part, writing and fsyncing the new document, needs no
-	// lock: only the compare and the rename must be one step. A revision
-	// that already moved is refused before anything is written.
-	if current, err := s.revision(path); err != nil {
-		return NoRevision, err
-	} else if current != prev {
-		return NoRevision, ErrConflict
+	// The batch compares the revision and writes (commit.go).
+	op := &saveOp{
+		path: path, data: data, prev: prev, rev: revisionOf(data),
+		durable: !isBestEffort(ctx),
+		crash:   crashStart(), // test builds only (-tags crashhook)
+		done:    make(chan struct{}),
 	}
-	if err := s.ensureDirs(); err != nil {
-		return NoRevision, fmt.Errorf("%w: %w", ErrUnavailable, err)
-	}
-	durable := !isBestEffort(ctx)
-	crash := crashStart() // test builds only (-tags crashhook)
-	tmp, err := writeTemp(path, data, durable)
-	if err != nil {
-		return NoRevision, fmt.Errorf("%w: %w", ErrUnavailable, err)
-	}
-	crashPoint(crash, "temp")
-	if err := s.compareAndRename(tmp, path, prev); err != nil {
+	if err := s.submit(op); err != nil {
 		return NoRevision, err
 	}
-	crashPoint(crash, "renamed")
-	if durable {
-		if err := s.dirSync.sync(s.threads); err != nil {
-			return NoRevision, fmt.Errorf("%w: %w", ErrUnavailable, err)
-		}
-	}
-	return revisionOf(data), nil
-}
-
-// compareAndRename renames tmp over path if the stored revision is still
-// prev, under the path's lock; tmp is removed otherwise.
-func (s *FileStore) compareAndRename(tmp, path string, prev Revision) error {
-	mu := &s.locks[lockIndex(path, len(s.locks))]
-	mu.Lock()
-	defer mu.Unlock()
-	current, err := s.revision(path)
-	if err == nil && current != prev {
-		err = ErrConflict
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	if err := replaceWith(tmp, path, s.rename); err != nil {
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
-	}
-	return nil
+	return op.rev, nil
 }
 
 // revision returns the revision stored at path (NoRevision when there is
@@ -227,14 +193,6 @@ func (s *FileStore) revision(path string) (Revision, error) {
 		return NoRevision, err
 	}
 }
-
-// lockIndex spreads paths over n locks.
-func lockIndex(path string, n int) int {
-	return int(maphash.String(lockSeed, path) % uint64(n))
-}
-
-// lockSeed seeds lockIndex; striping needs no stable hash across runs.
-var lockSeed = maphash.MakeSeed()
 
 // ensureDirs creates root and threads/ with mode 0700 and narrows existing
 // ones to at most 0700. Unlike the original, which sets 0700 outright, it

@@ -13,7 +13,11 @@ import (
 func newStore(t *testing.T) (*FileStore, string) {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "agui")
-	return NewFileStore(root), root
+	s := NewFileStore(root)
+	// Before the temp directory goes: the committer may be refilling its
+	// spares after a burst.
+	t.Cleanup(func() { _ = s.Close() })
+	return s, root
 }
 
 func mustSave(t *testing.T, s *FileStore, th *Thread) {

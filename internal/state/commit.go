@@ -1,0 +1,305 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sync"
+)
+
+// maxBatch bounds one batch: its temporary files are open together while
+// they are fsynced.
+const maxBatch = 256
+
+// maxSpares bounds the spare pool (spare.go).
+const maxSpares = 1024
+
+// syncWorkers bounds the fsyncs of one batch that run at once. The file
+// system commits concurrent fsyncs together; a few callers suffice for
+// that, and more only add threads blocked in the kernel.
+const syncWorkers = 16
+
+// saveOp is one Save waiting for its batch.
+type saveOp struct {
+	path    string
+	data    []byte
+	prev    Revision
+	rev     Revision // revisionOf(data)
+	durable bool
+	crash   int64 // the crash hook's write number (test builds only)
+	err     error
+	done    chan struct{}
+}
+
+// committer is the group commit of a FileStore (protocol.md §8.5). Saves
+// queue here; one goroutine at a time takes everything queued and commits
+// it as a batch: compare every revision, write every temporary file, fsync
+// them together, rename them, fsync the directory once. Under many
+// concurrent saves the file system then sees a few callers doing
+// sequential work instead of a thread per save contending for the same
+// directory and journal, and N saves cost about two rounds of fsyncs. A
+// lone save pays what it paid before: one of each step.
+//
+// The committer is the only writer of its store's files, so the compare
+// and the rename need no lock; readers never wait for it (a rename is
+// atomic, they see the old or the new document).
+type committer struct {
+	mu      sync.Mutex
+	queue   []*saveOp
+	running bool
+	closed  bool       // Close was called: release the spares when idle
+	idle    *sync.Cond // signalled when running turns false
+	spares  spares     // used by the running batch only
+}
+
+// Close waits until no batch runs and removes the store's spare files
+// (spare.go). A save after Close still works, and its spares are removed
+// when its batch ends.
+func (s *FileStore) Close() error {
+	c := &s.commits
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	for c.running {
+		c.idleCond().Wait()
+	}
+	c.spares.release()
+	return nil
+}
+
+// idleCond returns the condition signalled when the committer stops; the
+// caller holds c.mu.
+func (c *committer) idleCond() *sync.Cond {
+	if c.idle == nil {
+		c.idle = sync.NewCond(&c.mu)
+	}
+	return c.idle
+}
+
+// submit queues op and waits until its batch is committed.
+func (s *FileStore) submit(op *saveOp) error {
+	c := &s.commits
+	c.mu.Lock()
+	c.queue = append(c.queue, op)
+	start := !c.running
+	c.running = true
+	c.mu.Unlock()
+	if start {
+		go s.drain()
+	}
+	<-op.done
+	return op.err
+}
+
+// drain commits batches until the queue is empty.
+func (s *FileStore) drain() {
+	c := &s.commits
+	for {
+		c.mu.Lock()
+		n := min(len(c.queue), maxBatch)
+		if n == 0 {
+			if !c.closed && c.spares.wantMore() {
+				// Idle: make one spare for the next burst, then look at
+				// the queue again, so a save never waits for more than
+				// one create.
+				c.mu.Unlock()
+				c.spares.prefill()
+				continue
+			}
+			c.running = false
+			c.queue = nil
+			c.spares.idle()
+			if c.closed {
+				c.spares.release()
+			}
+			c.idleCond().Broadcast()
+			c.mu.Unlock()
+			return
+		}
+		batch := c.queue[:n:n]
+		c.queue = c.queue[n:]
+		c.mu.Unlock()
+		s.commit(batch)
+	}
+}
+
+// target is what a batch writes to one path: the last accepted document
+// and every op it answers.
+type target struct {
+	path    string
+	existed bool     // a document was stored when the batch compared
+	rev     Revision // the stored revision, then each accepted op's
+	data    []byte
+	durable bool
+	ops     []*saveOp
+	tmp     string // the new document: a spare or a new temporary file
+	spare   bool
+	f       *os.File
+	err     error
+}
+
+// commit writes one batch. Each op gets ErrConflict, an error wrapping
+// ErrUnavailable, or nil once its document is renamed into place and,
+// when durable, fsynced with its directory.
+func (s *FileStore) commit(batch []*saveOp) {
+	order := s.compare(batch)
+	if len(order) == 0 {
+		return
+	}
+	if err := s.ensureDirs(); err != nil {
+		err = fmt.Errorf("%w: %w", ErrUnavailable, err)
+		for _, t := range order {
+			t.fail(err)
+		}
+		return
+	}
+	sp := &s.commits.spares
+	for _, t := range order {
+		if t.tmp, t.f, t.spare = sp.take(t.data); !t.spare {
+			t.tmp, t.f, t.err = openTemp(t.path, t.data)
+		}
+	}
+	s.syncTemps(order)
+	for _, t := range order {
+		if t.f != nil {
+			if err := t.f.Close(); err != nil && t.err == nil {
+				t.err = err
+			}
+		}
+		for _, op := range t.ops {
+			crashPoint(op.crash, "temp")
+		}
+	}
+	renamed := false
+	for _, t := range order {
+		if t.err != nil {
+			s.discard(t)
+			continue
+		}
+		if err := s.replace(t); err != nil {
+			t.err = err
+			continue
+		}
+		renamed = renamed || t.durable
+		for _, op := range t.ops {
+			crashPoint(op.crash, "renamed")
+		}
+	}
+	var dirErr error
+	if renamed {
+		dirErr = syncDir(s.threads)
+	}
+	for _, t := range order {
+		err := t.err
+		if err == nil && t.durable {
+			err = dirErr
+		}
+		if err != nil {
+			err = fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		t.fail(err)
+	}
+}
+
+// replace puts t's new document in place: swapped with the stored one
+// when t writes a spare over an existing document (the old file becomes a
+// spare), renamed otherwise.
+func (s *FileStore) replace(t *target) error {
+	sp := &s.commits.spares
+	if t.spare && t.existed && !sp.broken {
+		err := refuseSymlink(t.path)
+		if err == nil {
+			err = renameWithRetry(t.tmp, t.path, s.exchange)
+		}
+		switch {
+		case err == nil:
+			sp.put(t.tmp)
+			return nil
+		case exchangeUnsupported(err):
+			sp.broken = true // every save writes new files from now on
+		case !errors.Is(err, fs.ErrNotExist):
+			sp.put(t.tmp)
+			return err
+		}
+		// Deleted since the compare, or no exchange here: a plain rename.
+	}
+	return replaceWith(t.tmp, t.path, s.rename)
+}
+
+// discard drops the new document of a target that failed.
+func (s *FileStore) discard(t *target) {
+	switch {
+	case t.tmp == "":
+	case t.spare:
+		s.commits.spares.put(t.tmp)
+	default:
+		_ = os.Remove(t.tmp)
+	}
+}
+
+// compare checks each op's revision in queue order, against the stored
+// document or the one an earlier op of the batch replaces it with, and
+// answers the ops that lost. It returns the paths to write, in order.
+func (s *FileStore) compare(batch []*saveOp) []*target {
+	targets := make(map[string]*target, len(batch))
+	order := make([]*target, 0, len(batch))
+	for _, op := range batch {
+		t := targets[op.path]
+		if t == nil {
+			rev, err := s.revision(op.path)
+			if err != nil {
+				op.finish(err)
+				continue
+			}
+			t = &target{path: op.path, rev: rev, existed: rev != NoRevision}
+			targets[op.path] = t
+		}
+		if t.rev != op.prev {
+			op.finish(ErrConflict)
+			continue
+		}
+		if len(t.ops) == 0 {
+			order = append(order, t)
+		}
+		t.rev, t.data = op.rev, op.data
+		t.durable = t.durable || op.durable
+		t.ops = append(t.ops, op)
+	}
+	return order
+}
+
+// syncTemps fsyncs the new documents of durable targets, and every spare:
+// a spare is an old file overwritten in place, and nothing orders an
+// overwrite before the swap that follows it, so without the fsync a power
+// loss could leave the thread's file with another document's bytes. A
+// new temporary file of a best-effort save needs none: the file system
+// writes a file renamed over another before that rename. syncWorkers run
+// at a time; a failure is that target's error.
+func (s *FileStore) syncTemps(order []*target) {
+	sem := make(chan struct{}, syncWorkers)
+	var wg sync.WaitGroup
+	for _, t := range order {
+		if t.err != nil || !(t.durable || t.spare) {
+			continue
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			t.err = t.f.Sync()
+		})
+	}
+	wg.Wait()
+}
+
+// fail answers every op of t with err (nil: committed).
+func (t *target) fail(err error) {
+	for _, op := range t.ops {
+		op.finish(err)
+	}
+}
+
+func (op *saveOp) finish(err error) {
+	op.err = err
+	close(op.done)
+}
