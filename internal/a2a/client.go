@@ -211,3 +211,6 @@ func isJSON(ct string) bool {
 	}
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
+
+// CloseIdleConnections closes the upstream connections no call is using.
+func (c *Client) CloseIdleConnections() { c.hc.CloseIdleConnections() }
