@@ -94,6 +94,11 @@ func newHTTPClient() *http.Client {
 		// Compression would make the server buffer SSE frames.
 		DisableCompression: true,
 		ForceAttemptHTTP2:  true,
+		// The write buffer only carries the request and then sits idle for
+		// the whole stream. The read buffer stays at net/http's 4 KiB: it
+		// bounds how many of the upstream's one-chunk frames one read
+		// brings, and 1 KiB halved burst throughput (docs/benchmarks.md).
+		WriteBufferSize: 1 << 10,
 	}}
 }
 
@@ -206,3 +211,6 @@ func isJSON(ct string) bool {
 	}
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
+
+// CloseIdleConnections closes the upstream connections no call is using.
+func (c *Client) CloseIdleConnections() { c.hc.CloseIdleConnections() }

@@ -3,16 +3,50 @@ package a2a
 import (
 	"bytes"
 	"io"
+	"math/bits"
+	"sync"
 )
 
 // An SSE reader starts with a small buffer, since a stream mostly waits
 // (a stalled turn, a long tool call) and thousands may be open at once,
 // and doubles it up to sseBurstBuffer while reads keep filling it, so a
 // burst of deltas is read in large chunks (docs/benchmarks.md).
+//
+// A stream that has read everything the network had gives its buffer back
+// to a pool and waits with a small read of its own: an open stream that is
+// waiting holds idleRead bytes instead of 4 to 64 KiB.
 const (
 	sseInitialBuffer = 4 << 10
 	sseBurstBuffer   = 64 << 10
+	idleRead         = 256
 )
+
+// bufPools hold released buffers by size: sseInitialBuffer << i, up to
+// sseBurstBuffer.
+var bufPools [5]sync.Pool
+
+// getBuf returns a buffer of n bytes, pooled when n is one of the sizes.
+func getBuf(n int) []byte {
+	if i, ok := poolIndex(n); ok {
+		if b, ok := bufPools[i].Get().(*[]byte); ok {
+			return *b
+		}
+	}
+	return make([]byte, n)
+}
+
+func putBuf(b []byte) {
+	if i, ok := poolIndex(len(b)); ok {
+		bufPools[i].Put(&b)
+	}
+}
+
+func poolIndex(n int) (int, bool) {
+	if n < sseInitialBuffer || n > sseBurstBuffer || n&(n-1) != 0 {
+		return 0, false
+	}
+	return bits.TrailingZeros(uint(n / sseInitialBuffer)), true
+}
 
 // sseReader splits a text/event-stream into frames. It accepts CRLF, LF and
 // CR line endings, ignores comment lines (": ping"), joins several data
@@ -30,6 +64,8 @@ type sseReader struct {
 	rerr    error
 	data    []byte // the current frame's joined data, reused
 	full    bool   // the last read filled the buffer: more is waiting
+	size    int    // len(buf) while buf is released (nil)
+	small   [idleRead]byte
 }
 
 func newSSEReader(r io.Reader, max int) *sseReader {
@@ -38,7 +74,8 @@ func newSSEReader(r io.Reader, max int) *sseReader {
 	if lineMax+1 < n {
 		n = lineMax + 1
 	}
-	return &sseReader{r: r, buf: make([]byte, n), max: max, lineMax: lineMax}
+	// No buffer yet: the first read waits like an idle one.
+	return &sseReader{r: r, size: n, max: max, lineMax: lineMax}
 }
 
 // next returns the data of the next frame and whether its event type was
@@ -175,10 +212,17 @@ func (s *sseReader) fill() {
 	if s.start > 0 && s.start == s.end {
 		s.start, s.end = 0, 0
 	}
+	if s.end == 0 && !s.full {
+		// Everything read is consumed and the last read did not fill the
+		// buffer: the network is likely drained, so the next read waits.
+		s.waitIdle()
+		return
+	}
 	if s.full && len(s.buf) < sseBurstBuffer && len(s.buf) <= s.lineMax {
-		nb := make([]byte, min(2*len(s.buf), sseBurstBuffer, s.lineMax+1))
+		nb := getBuf(min(2*len(s.buf), sseBurstBuffer, s.lineMax+1))
 		s.end = copy(nb, s.buf[s.start:s.end])
 		s.start = 0
+		putBuf(s.buf)
 		s.buf = nb
 	}
 	if s.end == len(s.buf) {
@@ -200,17 +244,43 @@ func (s *sseReader) fill() {
 			s.buf = nb
 		}
 	}
+	s.read(s.buf[s.end:])
+}
+
+// read reads into p, which ends at the end of the buffer or is s.small.
+func (s *sseReader) read(p []byte) int {
 	for i := 0; i < 100; i++ {
-		n, err := s.r.Read(s.buf[s.end:])
+		n, err := s.r.Read(p)
 		s.end += n
-		s.full = s.end == len(s.buf)
+		s.full = len(p) > 0 && n == len(p)
 		if err != nil {
 			s.rerr = err
-			return
+			return n
 		}
 		if n > 0 {
-			return
+			return n
 		}
 	}
 	s.rerr = io.ErrNoProgress
+	return 0
+}
+
+// waitIdle releases the empty buffer, waits for the next bytes in s.small
+// and moves them into a buffer of the released size.
+func (s *sseReader) waitIdle() {
+	if s.buf != nil {
+		s.size = len(s.buf)
+		putBuf(s.buf)
+		s.buf = nil
+	}
+	if len(s.data) == 0 {
+		s.data = nil // no frame in progress: the last one's copy can go
+	}
+	s.end = 0
+	n := s.read(s.small[:min(idleRead, s.size)])
+	s.full = false
+	if n > 0 || s.rerr == nil {
+		s.buf = getBuf(s.size)
+		copy(s.buf, s.small[:n])
+	}
 }

@@ -27,7 +27,8 @@ type streamCount struct {
 	open, peak int
 	pending    bool        // a release waits for the closes to stop
 	timer      *time.Timer // the pending release
-	// release is freeMemory and delay releaseDelay; tests may replace them.
+	// release is Handler.releaseMemory (freeMemory when nil) and delay
+	// releaseDelay; tests may replace them.
 	release func()
 	delay   time.Duration
 }
@@ -70,6 +71,16 @@ func (c *streamCount) fire() {
 		release = freeMemory
 	}
 	release()
+}
+
+// releaseMemory lets the adapter drop what the burst left behind (idle
+// upstream connections, its cached threads' scattered documents) before
+// the memory is returned.
+func (h *Handler) releaseMemory() {
+	if h.opts.Adapter != nil {
+		h.opts.Adapter.ReleaseMemory()
+	}
+	freeMemory()
 }
 
 // freeMemory collects twice, so that the buffers pooled by net/http

@@ -79,6 +79,7 @@ func New(o Options) *Handler {
 		o.BodyTimeout = defaultBodyTimeout
 	}
 	h := &Handler{opts: o, mux: http.NewServeMux(), log: o.Logger}
+	h.streams.release = h.releaseMemory
 	h.mux.HandleFunc(patternHealth, h.health)
 	h.mux.HandleFunc(patternRun, h.run)
 	h.mux.HandleFunc(patternCancel, h.cancel)
