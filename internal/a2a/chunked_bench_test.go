@@ -3,7 +3,6 @@ package a2a
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -58,29 +57,5 @@ func BenchmarkStreamLoopbackChunked(b *testing.B) {
 			}()
 		}
 	}()
-	c := New("http://"+ln.Addr().String(), "")
-	b.ReportAllocs()
-	b.SetBytes(int64(len(resp)))
-	for b.Loop() {
-		s, err := c.SubscribeToTask(context.Background(), "T")
-		if err != nil {
-			b.Fatal(err)
-		}
-		n := 0
-		for {
-			_, err := s.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
-		s.Close()
-		if n != frames {
-			b.Fatalf("read %d frames", n)
-		}
-	}
-	b.ReportMetric(float64(frames*b.N)/b.Elapsed().Seconds(), "frames/s")
+	readStreams(b, New("http://"+ln.Addr().String(), ""), frames, len(resp))
 }
