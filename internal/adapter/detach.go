@@ -58,3 +58,10 @@ func (w *taskWatch) Next() (*a2a.Event, error) {
 	}
 	return ev, err
 }
+
+// Recycle passes a finished event back to the wrapped stream.
+func (w *taskWatch) Recycle(ev *a2a.Event) {
+	if r, ok := w.Stream.(recycler); ok {
+		r.Recycle(ev)
+	}
+}

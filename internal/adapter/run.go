@@ -174,6 +174,7 @@ func (rs *runState) newTurn(ctx context.Context) error {
 // valid event arrived.
 func (rs *runState) consume(ctx context.Context, s Stream, accept func() error) (bool, error) {
 	got := false
+	rc, _ := s.(recycler)
 	for {
 		ev, err := s.Next()
 		if errors.Is(err, io.EOF) {
@@ -204,6 +205,9 @@ func (rs *runState) consume(ctx context.Context, s Stream, accept func() error) 
 		}
 		rs.hold = s.Buffered()
 		done, err := rs.handle(ctx, ev)
+		if rc != nil {
+			rc.Recycle(ev) // handle keeps strings and maps only, never ev
+		}
 		if err != nil || done {
 			return got, err
 		}
