@@ -23,7 +23,7 @@ type Input struct {
 // interrupt keeps one id.
 func (m *Mapper) RequiredInputs(ev *a2a.Event) []Input {
 	ic := ev.IacCode()
-	if ic == nil {
+	if m.plain(ic) {
 		return nil
 	}
 	direct, _ := ic["input"].(map[string]any)

@@ -3,6 +3,7 @@ package mapper
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"reflect"
 	"sort"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
@@ -53,6 +54,32 @@ type Mapper struct {
 	replayChecked    map[string]struct{}
 	returned         map[string]struct{}
 	scratch          []byte
+	// plainIC is the last iac_code metadata seen without any key that
+	// mapEvent or RequiredInputs acts on, and plainLen its size: a text
+	// delta shares its metadata map with the previous one (Event.Metadata
+	// is read-only), so most events need no lookups at all.
+	plainIC  map[string]any
+	plainLen int
+}
+
+// actionKeys are the iac_code keys mapEvent and RequiredInputs act on.
+var actionKeys = [...]string{"pipelineBatch", "pipeline", "thinking", "tool", "usage", "assistantFinal", "input", "pendingPermissions"}
+
+// plain reports whether ic holds none of actionKeys.
+func (m *Mapper) plain(ic map[string]any) bool {
+	if len(ic) == 0 {
+		return true
+	}
+	if len(ic) == m.plainLen && reflect.ValueOf(ic).UnsafePointer() == reflect.ValueOf(m.plainIC).UnsafePointer() {
+		return true
+	}
+	for _, k := range actionKeys {
+		if _, ok := ic[k]; ok {
+			return false
+		}
+	}
+	m.plainIC, m.plainLen = ic, len(ic)
+	return true
 }
 
 // New returns a Mapper for one run.
@@ -114,6 +141,9 @@ func (m *Mapper) mapEvent(dst []agui.Event, ev *a2a.Event, withPipeline, withTex
 		return dst
 	}
 	ic := ev.IacCode()
+	if m.plain(ic) {
+		ic = nil // nothing below would find a key
+	}
 	if withPipeline && ic != nil {
 		if batch, ok := ic["pipelineBatch"].(map[string]any); ok {
 			if list, ok := batch["events"].([]any); ok {
