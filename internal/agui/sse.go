@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/jsonstr"
 )
 
 // DefaultHeartbeat is the idle time after which the writer sends the
@@ -43,6 +45,7 @@ type Writer struct {
 
 	mu          sync.Mutex
 	buf         []byte
+	textHead    []byte // see WriteBatch
 	started     bool
 	closed      bool
 	noDeadline  bool // SetWriteDeadline is not supported by w
@@ -126,7 +129,21 @@ func (w *Writer) WriteBatch(evs []Event) error {
 	ts := w.stamp()
 	buf := w.buf[:0]
 	var err error
+	var textID string // the message id w.textHead was built for
+	haveHead := false
 	for _, ev := range evs {
+		// Text deltas, most of a batch, share everything before their
+		// delta: built once per message id and batch (same bytes as
+		// appendFrame).
+		if tc, ok := ev.(*TextMessageContent); ok && tc != nil {
+			if !haveHead || tc.MessageID != textID {
+				w.textHead = appendTextHead(w.textHead[:0], ts, tc.MessageID)
+				textID, haveHead = tc.MessageID, true
+			}
+			buf = append(buf, w.textHead...)
+			buf = append(jsonstr.Append(buf, tc.Delta), '}', '\n', '\n')
+			continue
+		}
 		if buf, err = appendFrame(buf, ts, ev); err != nil {
 			w.buf = buf
 			return err
@@ -134,6 +151,14 @@ func (w *Writer) WriteBatch(evs []Event) error {
 	}
 	w.buf = buf
 	return w.flushBufLocked()
+}
+
+// appendTextHead appends a TEXT_MESSAGE_CONTENT frame up to its delta
+// string: `data: {"type":…,"timestamp":…,"messageId":…,"delta":`.
+func appendTextHead(dst []byte, ts int64, messageID string) []byte {
+	dst = append(dst, "data: "...)
+	dst = field(open(dst, TypeTextMessageContent, ts), "messageId", messageID)
+	return append(dst, `,"delta":`...)
 }
 
 // Close stops the heartbeat; later writes return ErrWriterClosed. It does

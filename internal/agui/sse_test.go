@@ -347,3 +347,62 @@ func BenchmarkWriterText(b *testing.B) {
 		}
 	}
 }
+
+// batchBytes is what WriteBatch puts on the wire for evs.
+func batchBytes(t *testing.T, evs []Event) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	w := NewWriter(rec, WriterOptions{Now: fixedNow, Heartbeat: -1})
+	mustNil(t, w.WriteBatch(evs))
+	w.Close()
+	return rec.Body.String()
+}
+
+// frameBytes is the same batch encoded one event at a time.
+func frameBytes(t *testing.T, evs []Event) string {
+	t.Helper()
+	var b []byte
+	for _, ev := range evs {
+		var err error
+		if b, err = appendFrame(b, fixedNow().UnixMilli(), ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return string(b)
+}
+
+// WriteBatch builds the bytes before a text delta once per message id;
+// they must be those of the event encoded on its own.
+func TestWriterBatchTextDeltas(t *testing.T) {
+	evs := []Event{
+		&RunStarted{ThreadID: "t", RunID: "r"},
+		&TextMessageStart{MessageID: "m1", Role: "assistant"},
+		&TextMessageContent{MessageID: "m1", Delta: "a"},
+		&TextMessageContent{MessageID: "m1", Delta: "b\"\\\n\u2028\xff中"},
+		&TextMessageContent{MessageID: "m\"2", Delta: ""},
+		&ToolCallArgs{ToolCallID: "m1", Delta: "x"},
+		&TextMessageContent{MessageID: "m\"2", Delta: "c"},
+		&TextMessageContent{MessageID: "m1", Delta: "d"},
+		&TextMessageEnd{MessageID: "m1"},
+	}
+	if got, want := batchBytes(t, evs), frameBytes(t, evs); got != want {
+		t.Fatalf("batch\n%q\nwant\n%q", got, want)
+	}
+}
+
+func FuzzWriterBatchTextDeltas(f *testing.F) {
+	f.Add("m1", "tok ", "m1", "\u2028\"")
+	f.Add("", "", "m\xff", "\x00")
+	f.Fuzz(func(t *testing.T, id1, d1, id2, d2 string) {
+		evs := []Event{
+			&TextMessageContent{MessageID: id1, Delta: d1},
+			&TextMessageContent{MessageID: id2, Delta: d2},
+			&TextMessageContent{MessageID: id2, Delta: d1},
+			&TextMessageEnd{MessageID: id1},
+			&TextMessageContent{MessageID: id1, Delta: d2},
+		}
+		if got, want := batchBytes(t, evs), frameBytes(t, evs); got != want {
+			t.Fatalf("batch\n%q\nwant\n%q", got, want)
+		}
+	})
+}
