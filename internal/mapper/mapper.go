@@ -54,32 +54,57 @@ type Mapper struct {
 	replayChecked    map[string]struct{}
 	returned         map[string]struct{}
 	scratch          []byte
-	// plainIC is the last iac_code metadata seen without any key that
-	// mapEvent or RequiredInputs acts on, and plainLen its size: a text
-	// delta shares its metadata map with the previous one (Event.Metadata
-	// is read-only), so most events need no lookups at all.
-	plainIC  map[string]any
-	plainLen int
+	// meta memoises what the last event's metadata map says (see
+	// plain and Identity): a text delta shares its metadata map with the
+	// previous one (Event.Metadata is read-only), so most events need no
+	// map lookups at all.
+	meta metaMemo
+}
+
+// metaMemo is what one metadata map (md, of size n) says.
+type metaMemo struct {
+	md       map[string]any
+	n        int
+	plain    bool   // its iac_code holds none of actionKeys
+	session  string // its iacCodeSessionId (Identity)
+	identity bool   // session is known
 }
 
 // actionKeys are the iac_code keys mapEvent and RequiredInputs act on.
 var actionKeys = [...]string{"pipelineBatch", "pipeline", "thinking", "tool", "usage", "assistantFinal", "input", "pendingPermissions"}
 
-// plain reports whether ic holds none of actionKeys.
-func (m *Mapper) plain(ic map[string]any) bool {
-	if len(ic) == 0 {
-		return true
-	}
-	if len(ic) == m.plainLen && reflect.ValueOf(ic).UnsafePointer() == reflect.ValueOf(m.plainIC).UnsafePointer() {
-		return true
-	}
-	for _, k := range actionKeys {
-		if _, ok := ic[k]; ok {
-			return false
+// memo returns the memo of ev's metadata, reset when the map is another.
+func (m *Mapper) memo(ev *a2a.Event) *metaMemo {
+	md := ev.Metadata
+	mm := &m.meta
+	if len(md) != mm.n || reflect.ValueOf(md).UnsafePointer() != reflect.ValueOf(mm.md).UnsafePointer() {
+		*mm = metaMemo{md: md, n: len(md)}
+		ic := ev.IacCode()
+		mm.plain = true
+		for _, k := range actionKeys {
+			if _, ok := ic[k]; ok {
+				mm.plain = false
+				break
+			}
 		}
 	}
-	m.plainIC, m.plainLen = ic, len(ic)
-	return true
+	return mm
+}
+
+// plain reports whether ev's iac_code metadata holds none of actionKeys.
+func (m *Mapper) plain(ev *a2a.Event) bool { return ev == nil || m.memo(ev).plain }
+
+// Identity is the package's Identity, memoised for the session id.
+func (m *Mapper) Identity(ev *a2a.Event) (taskID, contextID, sessionID string) {
+	if ev == nil {
+		return "", "", ""
+	}
+	mm := m.memo(ev)
+	if !mm.identity {
+		_, _, mm.session = Identity(ev)
+		mm.identity = true
+	}
+	return ev.TaskID, ev.ContextID, mm.session
 }
 
 // New returns a Mapper for one run.
@@ -140,9 +165,9 @@ func (m *Mapper) mapEvent(dst []agui.Event, ev *a2a.Event, withPipeline, withTex
 	if ev == nil {
 		return dst
 	}
-	ic := ev.IacCode()
-	if m.plain(ic) {
-		ic = nil // nothing below would find a key
+	var ic map[string]any
+	if !m.plain(ev) {
+		ic = ev.IacCode() // else nothing below would find a key
 	}
 	if withPipeline && ic != nil {
 		if batch, ok := ic["pipelineBatch"].(map[string]any); ok {
