@@ -35,9 +35,12 @@ type Mapper struct {
 	newID                          func() string
 	answered                       func(string) bool
 
-	current string              // message that last received text; "" when none is open
-	msgs    map[string]*message // every message seen in this run
-	emitted bool
+	current string   // message that last received text; "" when none is open
+	curMsg  *message // msgs[current] when set by text
+	// contents are unused TEXT_MESSAGE_CONTENT events (newContent).
+	contents []agui.TextMessageContent
+	msgs     map[string]*message // every message seen in this run
+	emitted  bool
 
 	reasoning        []string // open reasoning ids
 	lastReasonBase   string   // cache so a thinking delta does not rebuild its id
@@ -69,6 +72,9 @@ type metaMemo struct {
 	session  string // its iacCodeSessionId (Identity)
 	identity bool   // session is known
 }
+
+// contentBlock is how many text delta events newContent allocates at once.
+const contentBlock = 64
 
 // actionKeys are the iac_code keys mapEvent and RequiredInputs act on.
 var actionKeys = [...]string{"pipelineBatch", "pipeline", "thinking", "tool", "usage", "assistantFinal", "input", "pendingPermissions"}
