@@ -67,3 +67,9 @@ func (w *taskWatch) Recycle(ev *a2a.Event) {
 		r.Recycle(ev)
 	}
 }
+
+// Started reports whether the wrapped stream is in the middle of a frame.
+func (w *taskWatch) Started() bool {
+	s, ok := w.Stream.(starter)
+	return ok && s.Started()
+}

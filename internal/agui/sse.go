@@ -43,7 +43,9 @@ type Writer struct {
 	hb  time.Duration
 	now func() time.Time
 
-	mu          sync.Mutex
+	mu sync.Mutex
+	// buf holds encoded frames not yet written: empty between calls
+	// except after WriteBatchSoon.
 	buf         []byte
 	textHead    []byte // see WriteBatch
 	started     bool
@@ -52,6 +54,9 @@ type Writer struct {
 	err         error
 	timer       *time.Timer
 	lastWritten time.Time // monotonic; drives the heartbeat
+	// soon writes what WriteBatchSoon held; soonArmed while it is due.
+	soon      *time.Timer
+	soonArmed bool
 }
 
 // NewWriter returns a Writer over w. Nothing is written until Start (or
@@ -107,7 +112,7 @@ func (w *Writer) Write(ev Event) error {
 	if err := w.startLocked(); err != nil {
 		return err
 	}
-	buf, err := appendFrame(w.buf[:0], w.stamp(), ev)
+	buf, err := appendFrame(w.buf, w.stamp(), ev)
 	w.buf = buf
 	if err != nil {
 		return err
@@ -120,14 +125,46 @@ func (w *Writer) Write(ev Event) error {
 func (w *Writer) WriteBatch(evs []Event) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if err := w.appendBatchLocked(evs); err != nil || len(w.buf) == 0 {
+		return err
+	}
+	return w.flushBufLocked()
+}
+
+// WriteBatchSoon is WriteBatch, except that the frames may wait up to
+// within before they are written: a burst that arrives in pieces then
+// costs one write. The next Write, WriteBatch or Close writes them first,
+// in order. An encoding error is reported at once, as by WriteBatch.
+func (w *Writer) WriteBatchSoon(evs []Event, within time.Duration) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.appendBatchLocked(evs); err != nil || len(w.buf) == 0 || w.soonArmed {
+		return err
+	}
+	w.soonArmed = true
+	if w.soon == nil {
+		w.soon = time.AfterFunc(within, w.writeSoon)
+	} else {
+		w.soon.Reset(within)
+	}
+	return nil
+}
+
+// appendBatchLocked encodes evs after the held frames; on an encoding
+// error it drops the batch and keeps what was held.
+func (w *Writer) appendBatchLocked(evs []Event) error {
 	if err := w.startLocked(); err != nil {
 		return err
+	}
+	if w.err != nil {
+		return w.err
 	}
 	if len(evs) == 0 {
 		return nil
 	}
 	ts := w.stamp()
-	buf := w.buf[:0]
+	n := len(w.buf)
+	buf := w.buf
 	var err error
 	var textID string // the message id w.textHead was built for
 	haveHead := false
@@ -145,12 +182,24 @@ func (w *Writer) WriteBatch(evs []Event) error {
 			continue
 		}
 		if buf, err = appendFrame(buf, ts, ev); err != nil {
-			w.buf = buf
+			w.buf = buf[:n]
 			return err
 		}
 	}
 	w.buf = buf
-	return w.flushBufLocked()
+	return nil
+}
+
+// writeSoon runs on the soon timer and writes what is still held. A write
+// stops the timer, but one that already fired may find nothing, or newer
+// frames, which were held for less than their bound.
+func (w *Writer) writeSoon() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.soonArmed = false
+	if !w.closed && len(w.buf) > 0 {
+		_ = w.flushBufLocked()
+	}
 }
 
 // appendTextHead appends a TEXT_MESSAGE_CONTENT frame up to its delta
@@ -166,6 +215,9 @@ func appendTextHead(dst []byte, ts int64, messageID string) []byte {
 func (w *Writer) Close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if len(w.buf) > 0 && w.started {
+		_ = w.flushBufLocked() // frames held by WriteBatchSoon
+	}
 	w.closed = true
 	w.stopTimer()
 }
@@ -207,7 +259,7 @@ func (w *Writer) beat() {
 		w.timer.Reset(w.hb - idle)
 		return
 	}
-	w.buf = append(w.buf[:0], heartbeatFrame...)
+	w.buf = append(w.buf, heartbeatFrame...)
 	if w.flushBufLocked() == nil {
 		w.timer.Reset(w.hb)
 	}
@@ -218,8 +270,15 @@ func (w *Writer) flushBufLocked() error {
 	if w.err != nil {
 		return w.err
 	}
+	if w.soonArmed {
+		// Nothing is held after this write: a timer that fires would
+		// cost a goroutine for nothing.
+		w.soon.Stop()
+		w.soonArmed = false
+	}
 	w.clearDeadline()
 	_, err := w.w.Write(w.buf)
+	w.buf = w.buf[:0]
 	if cap(w.buf) > maxKeptBuffer {
 		w.buf = nil
 	}
@@ -254,5 +313,8 @@ func (w *Writer) fail(err error) error {
 func (w *Writer) stopTimer() {
 	if w.timer != nil {
 		w.timer.Stop()
+	}
+	if w.soon != nil {
+		w.soon.Stop()
 	}
 }

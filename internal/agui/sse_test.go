@@ -406,3 +406,50 @@ func FuzzWriterBatchTextDeltas(f *testing.F) {
 		}
 	})
 }
+
+// WriteBatchSoon holds its frames until the next write, Close or its
+// bound, whichever comes first, and never reorders them.
+func TestWriterBatchSoon(t *testing.T) {
+	delta := func(s string) Event { return &TextMessageContent{MessageID: "m", Delta: s} }
+	frame := func(s string) string {
+		return `data: {"type":"TEXT_MESSAGE_CONTENT","timestamp":1767225600000,"messageId":"m","delta":"` + s + `"}` + "\n\n"
+	}
+	t.Run("next write", func(t *testing.T) {
+		resp := serve(t, WriterOptions{Now: fixedNow}, func(w *Writer) {
+			mustNil(t, w.WriteBatchSoon([]Event{delta("a")}, time.Hour))
+			mustNil(t, w.WriteBatchSoon([]Event{delta("b")}, time.Hour))
+			// An invalid batch is dropped whole; what was held stays.
+			if err := w.WriteBatch([]Event{delta("x"), &Custom{Name: "c", Value: func() {}}}); !errors.Is(err, ErrInvalidEvent) {
+				t.Errorf("invalid batch: %v", err)
+			}
+			mustNil(t, w.WriteBatch([]Event{delta("c")}))
+		})
+		if got, want := readAll(t, resp), frame("a")+frame("b")+frame("c"); got != want {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+	})
+	t.Run("close", func(t *testing.T) {
+		resp := serve(t, WriterOptions{Now: fixedNow}, func(w *Writer) {
+			mustNil(t, w.WriteBatchSoon([]Event{delta("a")}, time.Hour))
+		})
+		if got := readAll(t, resp); got != frame("a") {
+			t.Fatalf("got %q", got)
+		}
+	})
+	t.Run("bound", func(t *testing.T) {
+		release := make(chan struct{})
+		resp := serve(t, WriterOptions{Now: fixedNow}, func(w *Writer) {
+			mustNil(t, w.WriteBatchSoon([]Event{delta("a")}, 10*time.Millisecond))
+			<-release // nothing else is written until the client saw "a"
+			mustNil(t, w.WriteBatch([]Event{delta("b")}))
+		})
+		r := bufio.NewReader(resp.Body)
+		if got := readFrame(t, r); got != frame("a") {
+			t.Fatalf("got %q", got)
+		}
+		close(release)
+		if got := readFrame(t, r); got != frame("b") {
+			t.Fatalf("got %q", got)
+		}
+	})
+}
