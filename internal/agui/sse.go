@@ -22,6 +22,10 @@ const heartbeatFrame = ": heartbeat\n\n"
 // event does not pin its memory for the rest of the stream.
 const maxKeptBuffer = 1 << 20
 
+// maxHeldBytes bounds what WriteBatchSoon holds: a write of that size
+// already costs little per event.
+const maxHeldBytes = 64 << 10
+
 // WriterOptions configures a Writer.
 type WriterOptions struct {
 	// Heartbeat is the idle time before a `: heartbeat` comment. Zero
@@ -132,14 +136,20 @@ func (w *Writer) WriteBatch(evs []Event) error {
 }
 
 // WriteBatchSoon is WriteBatch, except that the frames may wait up to
-// within before they are written: a burst that arrives in pieces then
-// costs one write. The next Write, WriteBatch or Close writes them first,
+// within before they are written, unless maxHeldBytes are held: a burst
+// that arrives in pieces then costs one write. The next Write, WriteBatch or Close writes them first,
 // in order. An encoding error is reported at once, as by WriteBatch.
 func (w *Writer) WriteBatchSoon(evs []Event, within time.Duration) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if err := w.appendBatchLocked(evs); err != nil || len(w.buf) == 0 || w.soonArmed {
+	if err := w.appendBatchLocked(evs); err != nil || len(w.buf) == 0 {
 		return err
+	}
+	if len(w.buf) >= maxHeldBytes {
+		return w.flushBufLocked() // enough for one write to pay
+	}
+	if w.soonArmed {
+		return nil
 	}
 	w.soonArmed = true
 	if w.soon == nil {

@@ -453,3 +453,19 @@ func TestWriterBatchSoon(t *testing.T) {
 		}
 	})
 }
+
+// WriteBatchSoon writes at once what reaches maxHeldBytes.
+func TestWriterBatchSoonBounded(t *testing.T) {
+	big := strings.Repeat("x", maxHeldBytes)
+	read := make(chan struct{})
+	resp := serve(t, WriterOptions{Now: fixedNow}, func(w *Writer) {
+		mustNil(t, w.WriteBatchSoon([]Event{&TextMessageContent{MessageID: "m", Delta: big}}, time.Hour))
+		<-read // nothing else writes it
+	})
+	r := bufio.NewReaderSize(resp.Body, 2*maxHeldBytes)
+	got := readFrame(t, r)
+	close(read)
+	if !strings.Contains(got, big) {
+		t.Fatalf("got %.80q", got)
+	}
+}
