@@ -18,9 +18,38 @@ var ErrWriterClosed = errors.New("agui: SSE writer closed")
 
 const heartbeatFrame = ": heartbeat\n\n"
 
-// maxKeptBuffer bounds the frame buffer kept between writes, so one huge
-// event does not pin its memory for the rest of the stream.
+// maxKeptBuffer bounds the frame buffers bufPool keeps, so one huge event
+// does not pin its memory.
 const maxKeptBuffer = 1 << 20
+
+// bufPool lends frame buffers between writes: an open stream holds none
+// while it waits, and a new stream does not grow its own (about 160 KiB
+// of allocations per run at 1,000 concurrent runs, docs/benchmarks.md).
+var bufPool sync.Pool // of *[]byte
+
+// take returns w.buf, borrowing an empty one from bufPool when w has none.
+func (w *Writer) take() []byte {
+	if w.buf == nil {
+		if p, ok := bufPool.Get().(*[]byte); ok {
+			w.buf, w.box = (*p)[:0], p
+		}
+	}
+	return w.buf
+}
+
+// release gives w.buf back to bufPool once its bytes were written. A
+// write does not keep its argument (io.Writer).
+func (w *Writer) release() {
+	if w.buf != nil && cap(w.buf) <= maxKeptBuffer {
+		p := w.box
+		if p == nil {
+			p = new([]byte)
+		}
+		*p = w.buf[:0]
+		bufPool.Put(p)
+	}
+	w.buf, w.box = nil, nil
+}
 
 // maxHeldBytes bounds what WriteBatchSoon holds: a write of that size
 // already costs little per event.
@@ -51,7 +80,8 @@ type Writer struct {
 	// buf holds encoded frames not yet written: empty between calls
 	// except after WriteBatchSoon.
 	buf         []byte
-	textHead    []byte // see WriteBatch
+	box         *[]byte // buf's box when it came from bufPool
+	textHead    []byte  // see WriteBatch
 	started     bool
 	closed      bool
 	noDeadline  bool // SetWriteDeadline is not supported by w
@@ -116,7 +146,7 @@ func (w *Writer) Write(ev Event) error {
 	if err := w.startLocked(); err != nil {
 		return err
 	}
-	buf, err := appendFrame(w.buf, w.stamp(), ev)
+	buf, err := appendFrame(w.take(), w.stamp(), ev)
 	w.buf = buf
 	if err != nil {
 		return err
@@ -173,8 +203,8 @@ func (w *Writer) appendBatchLocked(evs []Event) error {
 		return nil
 	}
 	ts := w.stamp()
-	n := len(w.buf)
-	buf := w.buf
+	buf := w.take()
+	n := len(buf)
 	var err error
 	var textID string // the message id w.textHead was built for
 	haveHead := false
@@ -269,7 +299,7 @@ func (w *Writer) beat() {
 		w.timer.Reset(w.hb - idle)
 		return
 	}
-	w.buf = append(w.buf, heartbeatFrame...)
+	w.buf = append(w.take(), heartbeatFrame...)
 	if w.flushBufLocked() == nil {
 		w.timer.Reset(w.hb)
 	}
@@ -288,10 +318,7 @@ func (w *Writer) flushBufLocked() error {
 	}
 	w.clearDeadline()
 	_, err := w.w.Write(w.buf)
-	w.buf = w.buf[:0]
-	if cap(w.buf) > maxKeptBuffer {
-		w.buf = nil
-	}
+	w.release()
 	if err != nil {
 		return w.fail(err)
 	}
