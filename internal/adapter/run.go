@@ -25,7 +25,7 @@ type Sink interface {
 const maxHeldEvents = 512
 
 // midFrameDelay bounds how long mapped events may wait in the writer while
-// the upstream is in the middle of a frame (docs/decisions.md).
+// the upstream is in the middle of a frame (protocol.md §4.1).
 const midFrameDelay = 2 * time.Millisecond
 
 // soonSink is a Sink that can hold a batch for a bounded time

@@ -23,8 +23,7 @@ const heartbeatFrame = ": heartbeat\n\n"
 const maxKeptBuffer = 1 << 20
 
 // bufPool lends frame buffers between writes: an open stream holds none
-// while it waits, and a new stream does not grow its own (about 160 KiB
-// of allocations per run at 1,000 concurrent runs, docs/benchmarks.md).
+// while it waits, and a new stream does not grow its own by doubling.
 var bufPool sync.Pool // of *[]byte
 
 // take returns w.buf, borrowing an empty one from bufPool when w has none.
