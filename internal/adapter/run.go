@@ -58,7 +58,7 @@ type runState struct {
 	// midFrame: nothing complete is buffered but the next frame has begun
 	// arriving; the flush may then wait up to midFrameDelay, so a burst
 	// read in pieces costs fewer writes. Never before the first mapped
-	// event of the turn (streamed) has been written.
+	// events of the stream (streamed) were written.
 	midFrame, streamed bool
 	settled            bool // the thread was released (see settle)
 	// answered holds the inputs already answered in this execution, so the
@@ -191,6 +191,7 @@ func (rs *runState) consume(ctx context.Context, s Stream, accept func() error) 
 	got := false
 	rc, _ := s.(recycler)
 	st, _ := s.(starter)
+	rs.streamed = false // this stream's first events are never held
 	for {
 		ev, err := s.Next()
 		if errors.Is(err, io.EOF) {

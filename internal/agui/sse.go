@@ -76,8 +76,8 @@ type Writer struct {
 	now func() time.Time
 
 	mu sync.Mutex
-	// buf holds encoded frames not yet written: empty between calls
-	// except after WriteBatchSoon.
+	// buf holds encoded frames not yet written: nil between calls (its
+	// memory back in bufPool) except after WriteBatchSoon.
 	buf         []byte
 	box         *[]byte // buf's box when it came from bufPool
 	textHead    []byte  // see WriteBatch
@@ -166,8 +166,9 @@ func (w *Writer) WriteBatch(evs []Event) error {
 
 // WriteBatchSoon is WriteBatch, except that the frames may wait up to
 // within before they are written, unless maxHeldBytes are held: a burst
-// that arrives in pieces then costs one write. The next Write, WriteBatch or Close writes them first,
-// in order. An encoding error is reported at once, as by WriteBatch.
+// that arrives in pieces then costs one write. The next Write, WriteBatch
+// or Close writes them first, in order. An encoding error is reported at
+// once, as by WriteBatch.
 func (w *Writer) WriteBatchSoon(evs []Event, within time.Duration) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
