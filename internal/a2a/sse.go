@@ -157,6 +157,17 @@ func (s *sseReader) buffered() bool {
 	}
 }
 
+// started reports whether bytes of a next frame, not only line endings,
+// are buffered: the upstream is in the middle of a frame.
+func (s *sseReader) started() bool {
+	for _, c := range s.buf[s.start:s.end] {
+		if c != '\n' && c != '\r' {
+			return true
+		}
+	}
+	return false
+}
+
 // line returns the next line without its terminator; valid until the next
 // call.
 func (s *sseReader) line() ([]byte, error) {

@@ -46,15 +46,30 @@ func detachUntilTask(ctx context.Context) (up context.Context, wrap func(Stream)
 // taskWatch reports the first event that names a task.
 type taskWatch struct {
 	Stream
-	seen func()
+	seen  func()
+	known bool // seen was called; later events need no look
 }
 
 func (w *taskWatch) Next() (*a2a.Event, error) {
 	ev, err := w.Stream.Next()
-	if err == nil {
+	if err == nil && !w.known {
 		if task, _, _ := mapper.Identity(ev); task != "" {
 			w.seen()
+			w.known = true
 		}
 	}
 	return ev, err
+}
+
+// Recycle passes a finished event back to the wrapped stream.
+func (w *taskWatch) Recycle(ev *a2a.Event) {
+	if r, ok := w.Stream.(recycler); ok {
+		r.Recycle(ev)
+	}
+}
+
+// Started reports whether the wrapped stream is in the middle of a frame.
+func (w *taskWatch) Started() bool {
+	s, ok := w.Stream.(starter)
+	return ok && s.Started()
 }

@@ -33,7 +33,7 @@ func (rs *runState) checkIdentity(ev *a2a.Event) error {
 // failing closed (protocol.md §4.6, §9.3). The session event follows as
 // soon as both are durable.
 func (rs *runState) bindIdentity(ctx context.Context, ev *a2a.Event) error {
-	taskID, contextID, sessionID := mapper.Identity(ev)
+	taskID, contextID, sessionID := rs.m.Identity(ev)
 	// Fast path, once per streamed token: everything the event names is
 	// already bound, so there is nothing to check against the document.
 	if rs.boundTask != "" && rs.boundSession != "" && (taskID == "" || taskID == rs.boundTask) &&

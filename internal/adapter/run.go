@@ -24,6 +24,16 @@ type Sink interface {
 // maxHeldEvents bounds how many events wait for one flush.
 const maxHeldEvents = 512
 
+// midFrameDelay bounds how long mapped events may wait in the writer while
+// the upstream is in the middle of a frame (protocol.md §4.1).
+const midFrameDelay = 2 * time.Millisecond
+
+// soonSink is a Sink that can hold a batch for a bounded time
+// (agui.Writer.WriteBatchSoon).
+type soonSink interface {
+	WriteBatchSoon(evs []agui.Event, within time.Duration) error
+}
+
 // errPaused ends a run that already wrote its interrupt outcome.
 var errPaused = errors.New("run paused on an interrupt")
 
@@ -44,8 +54,13 @@ type runState struct {
 	// hold defers the flush while the next A2A frame is already buffered,
 	// so a burst of deltas costs one write instead of one per event; a
 	// stalled upstream never delays what was mapped.
-	hold    bool
-	settled bool // the thread was released (see settle)
+	hold bool
+	// midFrame: nothing complete is buffered but the next frame has begun
+	// arriving; the flush may then wait up to midFrameDelay, so a burst
+	// read in pieces costs fewer writes. Never before the first mapped
+	// events of the stream (streamed) were written.
+	midFrame, streamed bool
+	settled            bool // the thread was released (see settle)
 	// answered holds the inputs already answered in this execution, so the
 	// mapper never announces them again.
 	answered map[string]bool
@@ -174,6 +189,9 @@ func (rs *runState) newTurn(ctx context.Context) error {
 // valid event arrived.
 func (rs *runState) consume(ctx context.Context, s Stream, accept func() error) (bool, error) {
 	got := false
+	rc, _ := s.(recycler)
+	st, _ := s.(starter)
+	rs.streamed = false // this stream's first events are never held
 	for {
 		ev, err := s.Next()
 		if errors.Is(err, io.EOF) {
@@ -203,7 +221,11 @@ func (rs *runState) consume(ctx context.Context, s Stream, accept func() error) 
 			rs.traceFrame(ev)
 		}
 		rs.hold = s.Buffered()
+		rs.midFrame = !rs.hold && st != nil && st.Started()
 		done, err := rs.handle(ctx, ev)
+		if rc != nil {
+			rc.Recycle(ev) // handle keeps strings and maps only, never ev
+		}
 		if err != nil || done {
 			return got, err
 		}
@@ -232,7 +254,9 @@ func (rs *runState) handle(ctx context.Context, ev *a2a.Event) (bool, error) {
 		if err := rs.bindDeferred(ctx); err != nil {
 			return true, err
 		}
-		if err := rs.flush(); err != nil {
+		soon := rs.midFrame && rs.streamed && len(rs.buf) < maxHeldEvents && !stops(rs.lastState)
+		rs.streamed = rs.streamed || len(rs.buf) > 0
+		if err := rs.write(soon); err != nil {
 			return true, err
 		}
 	}
@@ -241,14 +265,23 @@ func (rs *runState) handle(ctx context.Context, ev *a2a.Event) (bool, error) {
 }
 
 // flush writes the buffered events.
-func (rs *runState) flush() error {
+func (rs *runState) flush() error { return rs.write(false) }
+
+// write hands the buffered events to the sink; soon lets a sink that can
+// (soonSink) hold them up to midFrameDelay or until the next write.
+func (rs *runState) write(soon bool) error {
 	if len(rs.buf) == 0 {
 		return nil
 	}
 	if rs.trace {
 		rs.traceBatch(rs.buf)
 	}
-	err := rs.sink.WriteBatch(rs.buf)
+	var err error
+	if ss, ok := rs.sink.(soonSink); ok && soon {
+		err = ss.WriteBatchSoon(rs.buf, midFrameDelay)
+	} else {
+		err = rs.sink.WriteBatch(rs.buf)
+	}
 	if err == nil {
 		rs.events += len(rs.buf)
 	}

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/jsonstr"
 )
 
 // DefaultHeartbeat is the idle time after which the writer sends the
@@ -16,9 +18,41 @@ var ErrWriterClosed = errors.New("agui: SSE writer closed")
 
 const heartbeatFrame = ": heartbeat\n\n"
 
-// maxKeptBuffer bounds the frame buffer kept between writes, so one huge
-// event does not pin its memory for the rest of the stream.
+// maxKeptBuffer bounds the frame buffers bufPool keeps, so one huge event
+// does not pin its memory.
 const maxKeptBuffer = 1 << 20
+
+// bufPool lends frame buffers between writes: an open stream holds none
+// while it waits, and a new stream does not grow its own by doubling.
+var bufPool sync.Pool // of *[]byte
+
+// take returns w.buf, borrowing an empty one from bufPool when w has none.
+func (w *Writer) take() []byte {
+	if w.buf == nil {
+		if p, ok := bufPool.Get().(*[]byte); ok {
+			w.buf, w.box = (*p)[:0], p
+		}
+	}
+	return w.buf
+}
+
+// release gives w.buf back to bufPool once its bytes were written. A
+// write does not keep its argument (io.Writer).
+func (w *Writer) release() {
+	if w.buf != nil && cap(w.buf) <= maxKeptBuffer {
+		p := w.box
+		if p == nil {
+			p = new([]byte)
+		}
+		*p = w.buf[:0]
+		bufPool.Put(p)
+	}
+	w.buf, w.box = nil, nil
+}
+
+// maxHeldBytes bounds what WriteBatchSoon holds: a write of that size
+// already costs little per event.
+const maxHeldBytes = 64 << 10
 
 // WriterOptions configures a Writer.
 type WriterOptions struct {
@@ -41,14 +75,21 @@ type Writer struct {
 	hb  time.Duration
 	now func() time.Time
 
-	mu          sync.Mutex
+	mu sync.Mutex
+	// buf holds encoded frames not yet written: nil between calls (its
+	// memory back in bufPool) except after WriteBatchSoon.
 	buf         []byte
+	box         *[]byte // buf's box when it came from bufPool
+	textHead    []byte  // see WriteBatch
 	started     bool
 	closed      bool
 	noDeadline  bool // SetWriteDeadline is not supported by w
 	err         error
 	timer       *time.Timer
 	lastWritten time.Time // monotonic; drives the heartbeat
+	// soon writes what WriteBatchSoon held; soonArmed while it is due.
+	soon      *time.Timer
+	soonArmed bool
 }
 
 // NewWriter returns a Writer over w. Nothing is written until Start (or
@@ -104,7 +145,7 @@ func (w *Writer) Write(ev Event) error {
 	if err := w.startLocked(); err != nil {
 		return err
 	}
-	buf, err := appendFrame(w.buf[:0], w.stamp(), ev)
+	buf, err := appendFrame(w.take(), w.stamp(), ev)
 	w.buf = buf
 	if err != nil {
 		return err
@@ -117,23 +158,96 @@ func (w *Writer) Write(ev Event) error {
 func (w *Writer) WriteBatch(evs []Event) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if err := w.appendBatchLocked(evs); err != nil || len(w.buf) == 0 {
+		return err
+	}
+	return w.flushBufLocked()
+}
+
+// WriteBatchSoon is WriteBatch, except that the frames may wait up to
+// within before they are written, unless maxHeldBytes are held: a burst
+// that arrives in pieces then costs one write. The next Write, WriteBatch
+// or Close writes them first, in order. An encoding error is reported at
+// once, as by WriteBatch.
+func (w *Writer) WriteBatchSoon(evs []Event, within time.Duration) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.appendBatchLocked(evs); err != nil || len(w.buf) == 0 {
+		return err
+	}
+	if len(w.buf) >= maxHeldBytes {
+		return w.flushBufLocked() // enough for one write to pay
+	}
+	if w.soonArmed {
+		return nil
+	}
+	w.soonArmed = true
+	if w.soon == nil {
+		w.soon = time.AfterFunc(within, w.writeSoon)
+	} else {
+		w.soon.Reset(within)
+	}
+	return nil
+}
+
+// appendBatchLocked encodes evs after the held frames; on an encoding
+// error it drops the batch and keeps what was held.
+func (w *Writer) appendBatchLocked(evs []Event) error {
 	if err := w.startLocked(); err != nil {
 		return err
+	}
+	if w.err != nil {
+		return w.err
 	}
 	if len(evs) == 0 {
 		return nil
 	}
 	ts := w.stamp()
-	buf := w.buf[:0]
+	buf := w.take()
+	n := len(buf)
 	var err error
+	var textID string // the message id w.textHead was built for
+	haveHead := false
 	for _, ev := range evs {
+		// Text deltas, most of a batch, share everything before their
+		// delta: built once per message id and batch (same bytes as
+		// appendFrame).
+		if tc, ok := ev.(*TextMessageContent); ok && tc != nil {
+			if !haveHead || tc.MessageID != textID {
+				w.textHead = appendTextHead(w.textHead[:0], ts, tc.MessageID)
+				textID, haveHead = tc.MessageID, true
+			}
+			buf = append(buf, w.textHead...)
+			buf = append(jsonstr.Append(buf, tc.Delta), '}', '\n', '\n')
+			continue
+		}
 		if buf, err = appendFrame(buf, ts, ev); err != nil {
-			w.buf = buf
+			w.buf = buf[:n]
 			return err
 		}
 	}
 	w.buf = buf
-	return w.flushBufLocked()
+	return nil
+}
+
+// writeSoon runs on the soon timer and writes what is still held. A write
+// stops the timer, but one that already fired may find nothing, or newer
+// frames, which were held for less than their bound.
+func (w *Writer) writeSoon() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.soonArmed = false
+	if !w.closed && len(w.buf) > 0 {
+		_ = w.flushBufLocked()
+	}
+}
+
+// appendTextHead appends a TEXT_MESSAGE_CONTENT frame up to its delta
+// string: `data: {"type":…,"timestamp":…,"messageId":…,"delta":`.
+func appendTextHead(dst []byte, ts int64, messageID string) []byte {
+	dst = append(dst, "data: "...)
+	dst = field(open(dst, TypeTextMessageContent, ts), "messageId", messageID)
+	return append(dst, `,"delta":`...)
 }
 
 // Close stops the heartbeat; later writes return ErrWriterClosed. It does
@@ -141,6 +255,9 @@ func (w *Writer) WriteBatch(evs []Event) error {
 func (w *Writer) Close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if len(w.buf) > 0 && w.started {
+		_ = w.flushBufLocked() // frames held by WriteBatchSoon
+	}
 	w.closed = true
 	w.stopTimer()
 }
@@ -182,7 +299,7 @@ func (w *Writer) beat() {
 		w.timer.Reset(w.hb - idle)
 		return
 	}
-	w.buf = append(w.buf[:0], heartbeatFrame...)
+	w.buf = append(w.take(), heartbeatFrame...)
 	if w.flushBufLocked() == nil {
 		w.timer.Reset(w.hb)
 	}
@@ -193,11 +310,15 @@ func (w *Writer) flushBufLocked() error {
 	if w.err != nil {
 		return w.err
 	}
+	if w.soonArmed {
+		// Nothing is held after this write: a timer that fires would
+		// cost a goroutine for nothing.
+		w.soon.Stop()
+		w.soonArmed = false
+	}
 	w.clearDeadline()
 	_, err := w.w.Write(w.buf)
-	if cap(w.buf) > maxKeptBuffer {
-		w.buf = nil
-	}
+	w.release()
 	if err != nil {
 		return w.fail(err)
 	}
@@ -229,5 +350,8 @@ func (w *Writer) fail(err error) error {
 func (w *Writer) stopTimer() {
 	if w.timer != nil {
 		w.timer.Stop()
+	}
+	if w.soon != nil {
+		w.soon.Stop()
 	}
 }

@@ -347,3 +347,125 @@ func BenchmarkWriterText(b *testing.B) {
 		}
 	}
 }
+
+// batchBytes is what WriteBatch puts on the wire for evs.
+func batchBytes(t *testing.T, evs []Event) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	w := NewWriter(rec, WriterOptions{Now: fixedNow, Heartbeat: -1})
+	mustNil(t, w.WriteBatch(evs))
+	w.Close()
+	return rec.Body.String()
+}
+
+// frameBytes is the same batch encoded one event at a time.
+func frameBytes(t *testing.T, evs []Event) string {
+	t.Helper()
+	var b []byte
+	for _, ev := range evs {
+		var err error
+		if b, err = appendFrame(b, fixedNow().UnixMilli(), ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return string(b)
+}
+
+// WriteBatch builds the bytes before a text delta once per message id;
+// they must be those of the event encoded on its own.
+func TestWriterBatchTextDeltas(t *testing.T) {
+	evs := []Event{
+		&RunStarted{ThreadID: "t", RunID: "r"},
+		&TextMessageStart{MessageID: "m1", Role: "assistant"},
+		&TextMessageContent{MessageID: "m1", Delta: "a"},
+		&TextMessageContent{MessageID: "m1", Delta: "b\"\\\n\u2028\xff中"},
+		&TextMessageContent{MessageID: "m\"2", Delta: ""},
+		&ToolCallArgs{ToolCallID: "m1", Delta: "x"},
+		&TextMessageContent{MessageID: "m\"2", Delta: "c"},
+		&TextMessageContent{MessageID: "m1", Delta: "d"},
+		&TextMessageEnd{MessageID: "m1"},
+	}
+	if got, want := batchBytes(t, evs), frameBytes(t, evs); got != want {
+		t.Fatalf("batch\n%q\nwant\n%q", got, want)
+	}
+}
+
+func FuzzWriterBatchTextDeltas(f *testing.F) {
+	f.Add("m1", "tok ", "m1", "\u2028\"")
+	f.Add("", "", "m\xff", "\x00")
+	f.Fuzz(func(t *testing.T, id1, d1, id2, d2 string) {
+		evs := []Event{
+			&TextMessageContent{MessageID: id1, Delta: d1},
+			&TextMessageContent{MessageID: id2, Delta: d2},
+			&TextMessageContent{MessageID: id2, Delta: d1},
+			&TextMessageEnd{MessageID: id1},
+			&TextMessageContent{MessageID: id1, Delta: d2},
+		}
+		if got, want := batchBytes(t, evs), frameBytes(t, evs); got != want {
+			t.Fatalf("batch\n%q\nwant\n%q", got, want)
+		}
+	})
+}
+
+// WriteBatchSoon holds its frames until the next write, Close or its
+// bound, whichever comes first, and never reorders them.
+func TestWriterBatchSoon(t *testing.T) {
+	delta := func(s string) Event { return &TextMessageContent{MessageID: "m", Delta: s} }
+	frame := func(s string) string {
+		return `data: {"type":"TEXT_MESSAGE_CONTENT","timestamp":1767225600000,"messageId":"m","delta":"` + s + `"}` + "\n\n"
+	}
+	t.Run("next write", func(t *testing.T) {
+		resp := serve(t, WriterOptions{Now: fixedNow}, func(w *Writer) {
+			mustNil(t, w.WriteBatchSoon([]Event{delta("a")}, time.Hour))
+			mustNil(t, w.WriteBatchSoon([]Event{delta("b")}, time.Hour))
+			// An invalid batch is dropped whole; what was held stays.
+			if err := w.WriteBatch([]Event{delta("x"), &Custom{Name: "c", Value: func() {}}}); !errors.Is(err, ErrInvalidEvent) {
+				t.Errorf("invalid batch: %v", err)
+			}
+			mustNil(t, w.WriteBatch([]Event{delta("c")}))
+		})
+		if got, want := readAll(t, resp), frame("a")+frame("b")+frame("c"); got != want {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+	})
+	t.Run("close", func(t *testing.T) {
+		resp := serve(t, WriterOptions{Now: fixedNow}, func(w *Writer) {
+			mustNil(t, w.WriteBatchSoon([]Event{delta("a")}, time.Hour))
+		})
+		if got := readAll(t, resp); got != frame("a") {
+			t.Fatalf("got %q", got)
+		}
+	})
+	t.Run("bound", func(t *testing.T) {
+		release := make(chan struct{})
+		resp := serve(t, WriterOptions{Now: fixedNow}, func(w *Writer) {
+			mustNil(t, w.WriteBatchSoon([]Event{delta("a")}, 10*time.Millisecond))
+			<-release // nothing else is written until the client saw "a"
+			mustNil(t, w.WriteBatch([]Event{delta("b")}))
+		})
+		r := bufio.NewReader(resp.Body)
+		if got := readFrame(t, r); got != frame("a") {
+			t.Fatalf("got %q", got)
+		}
+		close(release)
+		if got := readFrame(t, r); got != frame("b") {
+			t.Fatalf("got %q", got)
+		}
+	})
+}
+
+// WriteBatchSoon writes at once what reaches maxHeldBytes.
+func TestWriterBatchSoonBounded(t *testing.T) {
+	big := strings.Repeat("x", maxHeldBytes)
+	read := make(chan struct{})
+	resp := serve(t, WriterOptions{Now: fixedNow}, func(w *Writer) {
+		mustNil(t, w.WriteBatchSoon([]Event{&TextMessageContent{MessageID: "m", Delta: big}}, time.Hour))
+		<-read // nothing else writes it
+	})
+	r := bufio.NewReaderSize(resp.Body, 2*maxHeldBytes)
+	got := readFrame(t, r)
+	close(read)
+	if !strings.Contains(got, big) {
+		t.Fatalf("got %.80q", got)
+	}
+}

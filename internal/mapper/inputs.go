@@ -22,10 +22,10 @@ type Input struct {
 // inputId gets "input-<hex>", written into its projection so the pending
 // interrupt keeps one id.
 func (m *Mapper) RequiredInputs(ev *a2a.Event) []Input {
-	ic := ev.IacCode()
-	if ic == nil {
+	if m.plain(ev) {
 		return nil
 	}
+	ic := ev.IacCode()
 	direct, _ := ic["input"].(map[string]any)
 	pending, _ := ic["pendingPermissions"].([]any)
 	if direct == nil && len(pending) == 0 {

@@ -3,6 +3,7 @@ package mapper
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"reflect"
 	"sort"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
@@ -34,9 +35,12 @@ type Mapper struct {
 	newID                          func() string
 	answered                       func(string) bool
 
-	current string              // message that last received text; "" when none is open
-	msgs    map[string]*message // every message seen in this run
-	emitted bool
+	current string   // message that last received text; "" when none is open
+	curMsg  *message // msgs[current] when set by text
+	// contents are unused TEXT_MESSAGE_CONTENT events (newContent).
+	contents []agui.TextMessageContent
+	msgs     map[string]*message // every message seen in this run
+	emitted  bool
 
 	reasoning        []string // open reasoning ids
 	lastReasonBase   string   // cache so a thinking delta does not rebuild its id
@@ -53,6 +57,60 @@ type Mapper struct {
 	replayChecked    map[string]struct{}
 	returned         map[string]struct{}
 	scratch          []byte
+	// meta memoises what the last event's metadata map says (see
+	// plain and Identity): a text delta shares its metadata map with the
+	// previous one (Event.Metadata is read-only), so most events need no
+	// map lookups at all.
+	meta metaMemo
+}
+
+// metaMemo is what one metadata map (md, of size n) says.
+type metaMemo struct {
+	md       map[string]any
+	n        int
+	plain    bool   // its iac_code holds none of actionKeys
+	session  string // its iacCodeSessionId (Identity)
+	identity bool   // session is known
+}
+
+// contentBlock is how many text delta events newContent allocates at once.
+const contentBlock = 64
+
+// actionKeys are the iac_code keys mapEvent and RequiredInputs act on.
+var actionKeys = [...]string{"pipelineBatch", "pipeline", "thinking", "tool", "usage", "assistantFinal", "input", "pendingPermissions"}
+
+// memo returns the memo of ev's metadata, reset when the map is another.
+func (m *Mapper) memo(ev *a2a.Event) *metaMemo {
+	md := ev.Metadata
+	mm := &m.meta
+	if len(md) != mm.n || reflect.ValueOf(md).UnsafePointer() != reflect.ValueOf(mm.md).UnsafePointer() {
+		*mm = metaMemo{md: md, n: len(md)}
+		ic := ev.IacCode()
+		mm.plain = true
+		for _, k := range actionKeys {
+			if _, ok := ic[k]; ok {
+				mm.plain = false
+				break
+			}
+		}
+	}
+	return mm
+}
+
+// plain reports whether ev's iac_code metadata holds none of actionKeys.
+func (m *Mapper) plain(ev *a2a.Event) bool { return ev == nil || m.memo(ev).plain }
+
+// Identity is the package's Identity, memoised for the session id.
+func (m *Mapper) Identity(ev *a2a.Event) (taskID, contextID, sessionID string) {
+	if ev == nil {
+		return "", "", ""
+	}
+	mm := m.memo(ev)
+	if !mm.identity {
+		_, _, mm.session = Identity(ev)
+		mm.identity = true
+	}
+	return ev.TaskID, ev.ContextID, mm.session
 }
 
 // New returns a Mapper for one run.
@@ -113,7 +171,10 @@ func (m *Mapper) mapEvent(dst []agui.Event, ev *a2a.Event, withPipeline, withTex
 	if ev == nil {
 		return dst
 	}
-	ic := ev.IacCode()
+	var ic map[string]any
+	if !m.plain(ev) {
+		ic = ev.IacCode() // else nothing below would find a key
+	}
 	if withPipeline && ic != nil {
 		if batch, ok := ic["pipelineBatch"].(map[string]any); ok {
 			if list, ok := batch["events"].([]any); ok {

@@ -99,7 +99,10 @@ func (m *Mapper) text(dst []agui.Event, text, id string, pipeline, record bool) 
 			id = "assistant-" + m.newID()
 		}
 	}
-	ms := m.msgs[id]
+	ms := m.curMsg
+	if id != m.current || ms == nil {
+		ms = m.msgs[id]
+	}
 	if ms == nil || !ms.open {
 		if !pipeline {
 			dst = m.closeNormalText(dst)
@@ -111,8 +114,8 @@ func (m *Mapper) text(dst []agui.Event, text, id string, pipeline, record bool) 
 		ms.pipeline = pipeline
 		dst = append(dst, &agui.TextMessageStart{MessageID: id, Role: "assistant"})
 	}
-	m.current = id
-	dst = append(dst, &agui.TextMessageContent{MessageID: id, Delta: text})
+	m.current, m.curMsg = id, ms
+	dst = append(dst, m.newContent(id, text))
 	if record {
 		if ms.h == nil {
 			ms.h = sha256.New()
@@ -122,6 +125,18 @@ func (m *Mapper) text(dst []agui.Event, text, id string, pipeline, record bool) 
 	}
 	m.emitted = true
 	return dst
+}
+
+// newContent returns a TEXT_MESSAGE_CONTENT event, carved from a block of
+// contentBlock events: one allocation per block instead of per delta.
+func (m *Mapper) newContent(id, text string) *agui.TextMessageContent {
+	if len(m.contents) == 0 {
+		m.contents = make([]agui.TextMessageContent, contentBlock)
+	}
+	c := &m.contents[0]
+	m.contents = m.contents[1:]
+	c.MessageID, c.Delta = id, text
+	return c
 }
 
 // closeNormalText ends the open non-pipeline message, if any. At most one
@@ -147,7 +162,7 @@ func (m *Mapper) closeText(dst []agui.Event, id string) []agui.Event {
 	m.recordMsg(ms)
 	ms.open = false
 	if m.current == id {
-		m.current = ""
+		m.current, m.curMsg = "", nil
 	}
 	return append(dst, &agui.TextMessageEnd{MessageID: id})
 }

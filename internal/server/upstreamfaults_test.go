@@ -32,6 +32,7 @@ type faultUpstream struct {
 	srv     *httptest.Server
 	cancels atomic.Int64
 	release chan struct{} // ends the blocking modes
+	next    chan struct{} // lets "stalls mid-frame" send its second burst
 }
 
 const faultCtx = "thread-fault"
@@ -45,8 +46,13 @@ func statusFrame(task, st string) string {
 		task, state.ContextIDFor(faultCtx), st))
 }
 
+func deltaFrame(text string) string {
+	return frame(fmt.Sprintf(`{"statusUpdate":{"taskId":"task-f","contextId":%q,"status":{"state":"TASK_STATE_WORKING","message":{"messageId":"task-f-message","role":"ROLE_AGENT","parts":[{"text":%q}]}},"metadata":{"iac_code":{"iacCodeSessionId":"s-1"}}}}`,
+		state.ContextIDFor(faultCtx), text))
+}
+
 func newFaultUpstream(t *testing.T, mode string) *faultUpstream {
-	f := &faultUpstream{mode: mode, release: make(chan struct{})}
+	f := &faultUpstream{mode: mode, release: make(chan struct{}), next: make(chan struct{}, 1)}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(func() { close(f.release); f.srv.CloseClientConnections(); f.srv.Close() })
 	return f
@@ -100,6 +106,12 @@ func (f *faultUpstream) serve(w http.ResponseWriter, r *http.Request) {
 	case "oversized frame":
 		flush(statusFrame("task-f", "TASK_STATE_WORKING"))
 		flush("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"x\":\"" + strings.Repeat("a", 200<<10) + "\"}}\n\n")
+	case "stalls mid-frame":
+		flush(statusFrame("task-f", "TASK_STATE_WORKING") + deltaFrame("d1"))
+		<-f.next // the client saw d1
+		d3 := deltaFrame("d3")
+		flush(deltaFrame("d2") + d3[:len(d3)/2])
+		block()
 	case "task identity changes":
 		flush(statusFrame("task-f", "TASK_STATE_WORKING"))
 		flush(statusFrame("task-other", "TASK_STATE_WORKING"))
@@ -246,5 +258,46 @@ func TestStalledUpstreamClientLeaves(t *testing.T) {
 	}
 	if n := runtime.NumGoroutine(); n > before+2 {
 		t.Fatalf("%d goroutines after the run, %d before", n, before)
+	}
+}
+
+// TestUpstreamStallsMidFrame: events mapped while the upstream is in the
+// middle of a frame may wait for the rest of it (run.go, midFrameDelay),
+// but only for a bounded time: a stall mid-frame does not hold them back.
+func TestUpstreamStallsMidFrame(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	up := newFaultUpstream(t, "stalls mid-frame")
+	hc := &http.Client{Transport: &http.Transport{}}
+	client := a2a.New(up.srv.URL+"/", "", a2a.WithHTTPClient(hc))
+	ad := adapter.New(adapter.Options{Store: state.NewMemStore(), Upstream: adapter.A2A(client), AllowedRoots: request.AllowedRoots([]string{root})})
+	srv := httptest.NewServer(server.New(server.Options{Adapter: ad, Heartbeat: time.Hour}))
+	defer srv.Close()
+	body, _ := json.Marshal(map[string]any{
+		"threadId": faultCtx, "runId": "run-1", "state": map[string]any{}, "tools": []any{}, "context": []any{},
+		"messages":       []any{map[string]any{"id": "m", "role": "user", "content": "hello"}},
+		"forwardedProps": map[string]any{"iacCode": map[string]any{"schemaVersion": 1, "rosInvocationId": "inv", "cwd": filepath.Join(root, "ws")}},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL+"/", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	for _, want := range []string{`"delta":"d1"`, `"delta":"d2"`} {
+		found := false
+		for !found && sc.Scan() {
+			found = strings.Contains(sc.Text(), want)
+		}
+		if !found {
+			t.Fatalf("%s never arrived (%v)", want, ctx.Err())
+		}
+		select {
+		case up.next <- struct{}{}:
+		default:
+		}
 	}
 }
