@@ -8,16 +8,17 @@ import (
 	"sync"
 )
 
-// maxBatch bounds one batch: its temporary files are open together while
-// they are fsynced.
+// maxBatch bounds one batch, so that the first saves of a long queue are
+// answered without waiting for the whole queue.
 const maxBatch = 256
 
 // maxSpares bounds the spare pool (spare.go).
 const maxSpares = 1024
 
-// syncWorkers bounds the fsyncs of one batch that run at once. The file
-// system commits concurrent fsyncs together; a few callers suffice for
-// that, and more only add threads blocked in the kernel.
+// syncWorkers bounds the fsyncs of one batch that run at once, and the
+// files a batch holds open. The file system commits concurrent fsyncs
+// together; a few callers suffice for that, and more only add threads
+// blocked in the kernel.
 const syncWorkers = 16
 
 // saveOp is one Save waiting for its batch.
@@ -154,19 +155,8 @@ func (s *FileStore) commit(batch []*saveOp) {
 		}
 		return
 	}
-	sp := &s.commits.spares
+	s.writeTemps(order)
 	for _, t := range order {
-		if t.tmp, t.f, t.spare = sp.take(t.data); !t.spare {
-			t.tmp, t.f, t.err = openTemp(t.path, t.data)
-		}
-	}
-	s.syncTemps(order)
-	for _, t := range order {
-		if t.f != nil {
-			if err := t.f.Close(); err != nil && t.err == nil {
-				t.err = err
-			}
-		}
 		for _, op := range t.ops {
 			crashPoint(op.crash, "temp")
 		}
@@ -269,27 +259,50 @@ func (s *FileStore) compare(batch []*saveOp) []*target {
 	return order
 }
 
-// syncTemps fsyncs the new documents of durable targets, and every spare:
-// a spare is an old file overwritten in place, and nothing orders an
+// writeTemps writes each target's new document, one after another, and
+// fsyncs those of durable targets and every spare in syncWorkers
+// goroutines while it goes on writing; each file is closed once synced, so
+// a batch holds at most syncWorkers files open (a server at its descriptor
+// limit must not fail saves for the batch's sake). A spare is always
+// fsynced: it is an old file overwritten in place, and nothing orders an
 // overwrite before the swap that follows it, so without the fsync a power
-// loss could leave the thread's file with another document's bytes. A
-// new temporary file of a best-effort save needs none: the file system
-// writes a file renamed over another before that rename. syncWorkers run
-// at a time; a failure is that target's error.
-func (s *FileStore) syncTemps(order []*target) {
-	sem := make(chan struct{}, syncWorkers)
+// loss could leave the thread's file with another document's bytes. A new
+// temporary file of a best-effort save needs none: the file system writes
+// a file renamed over another before that rename. A failure is that
+// target's error.
+func (s *FileStore) writeTemps(order []*target) {
+	sp := &s.commits.spares
+	open := make(chan struct{}, syncWorkers)
 	var wg sync.WaitGroup
 	for _, t := range order {
+		open <- struct{}{}
+		if t.tmp, t.f, t.spare = sp.take(t.data); !t.spare {
+			t.tmp, t.f, t.err = openTemp(t.path, t.data)
+		}
 		if t.err != nil || !(t.durable || t.spare) {
+			t.closeFile(nil)
+			<-open
 			continue
 		}
-		sem <- struct{}{}
 		wg.Go(func() {
-			defer func() { <-sem }()
-			t.err = t.f.Sync()
+			defer func() { <-open }()
+			t.closeFile(t.f.Sync())
 		})
 	}
 	wg.Wait()
+}
+
+// closeFile closes t's open file; err or the close's error becomes t's.
+func (t *target) closeFile(err error) {
+	if t.f != nil {
+		if cerr := t.f.Close(); err == nil {
+			err = cerr
+		}
+		t.f = nil
+	}
+	if t.err == nil {
+		t.err = err
+	}
 }
 
 // fail answers every op of t with err (nil: committed).
