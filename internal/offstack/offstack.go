@@ -12,37 +12,31 @@
 // It is a leaf package: it must not import other packages of this module.
 package offstack
 
-import (
-	"runtime"
-	"sync"
-)
+import "runtime"
 
 type job struct {
 	f    func()
 	done chan any // receives what f's panic was, or nil
 }
 
-var (
-	startOnce sync.Once
-	jobs      chan job
-)
+var jobs = make(chan job)
+
+// The workers start with the process, so that they are part of its
+// baseline rather than goroutines left behind by the first requests.
+func init() {
+	for range max(2, runtime.GOMAXPROCS(0)) {
+		go work()
+	}
+}
 
 // Run calls f on a worker goroutine and returns when f returned; a panic
 // in f is raised again in the caller. f must not block on I/O, locks the
 // caller holds, or Run itself: the workers are few.
 func Run(f func()) {
-	startOnce.Do(start)
 	j := job{f: f, done: make(chan any, 1)}
 	jobs <- j
 	if p := <-j.done; p != nil {
 		panic(p)
-	}
-}
-
-func start() {
-	jobs = make(chan job)
-	for range max(2, runtime.GOMAXPROCS(0)) {
-		go work()
 	}
 }
 
