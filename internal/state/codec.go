@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/iac-code-agui/iac-code-agui/internal/offstack"
 	"github.com/iac-code-agui/iac-code-agui/internal/projection"
 )
 
@@ -30,17 +29,11 @@ func Decode(data []byte, threadID string) (*Thread, error) {
 // json.Marshal(t), whose field order and nil handling differ.
 func Encode(t *Thread) ([]byte, error) { return encodeThread(t) }
 
-// decodeThread runs parseThread off the caller's stack, as encodeThread.
-func decodeThread(data []byte, threadID string) (t *Thread, err error) {
-	offstack.Run(func() { t, err = parseThread(data, threadID) })
-	return t, err
-}
-
-// parseThread parses and validates a document per protocol.md §8.4, mirroring
+// decodeThread parses and validates a document per protocol.md §8.4, mirroring
 // the original's checks: missing optional cursors default to empty, the three
 // top-level collections are required, unknown keys and a stale pending
 // "expiresAt" are ignored. The returned error names the field, never a value.
-func parseThread(data []byte, threadID string) (*Thread, error) {
+func decodeThread(data []byte, threadID string) (*Thread, error) {
 	if !utf8.Valid(data) {
 		return nil, errors.New("not UTF-8")
 	}

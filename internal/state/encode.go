@@ -8,7 +8,6 @@ import (
 	"slices"
 	"unicode/utf8"
 
-	"github.com/iac-code-agui/iac-code-agui/internal/offstack"
 	"github.com/iac-code-agui/iac-code-agui/internal/projection"
 )
 
@@ -56,18 +55,10 @@ type wireApplied struct {
 	InterruptID string `json:"interruptId"`
 }
 
-// encodeThread runs renderThread off the caller's stack: encoding/json
-// nests deep enough to double the stack of a request goroutine that
-// admits a run and then waits on its stream (package offstack).
-func encodeThread(t *Thread) (data []byte, err error) {
-	offstack.Run(func() { data, err = renderThread(t) })
-	return data, err
-}
-
-// renderThread validates and normalises t (sets sorted and de-duplicated,
+// encodeThread validates and normalises t (sets sorted and de-duplicated,
 // filtered digests, projected pending values) and renders it like Python's
 // json.dumps(indent=2, sort_keys=True, ensure_ascii=False) plus "\n".
-func renderThread(t *Thread) ([]byte, error) {
+func encodeThread(t *Thread) ([]byte, error) {
 	if err := validateForSave(t); err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrInvalidDocument, err.Error())
 	}
