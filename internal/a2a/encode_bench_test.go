@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// benchSend is a typical first turn: one text part and the iac_code
-// metadata a request with thinking and LLM headers carries.
+// benchSend is a first turn: one text part and the iac_code metadata of
+// a request with thinking and LLM headers.
 func benchSend() *a2asdk.SendMessageRequest {
 	return sendRequest(&SendParams{
 		ContextID: "ctx-1",
@@ -22,11 +22,11 @@ func benchSend() *a2asdk.SendMessageRequest {
 	})
 }
 
-// BenchmarkEncodeRequest compares encodeRequest (on an offstack worker)
-// with the same encoding on the caller.
+// BenchmarkEncodeRequest compares encodeRequest (the message in pieces)
+// with json.Marshal of the whole request.
 func BenchmarkEncodeRequest(b *testing.B) {
 	p := benchSend()
-	b.Run("offstack", func(b *testing.B) {
+	b.Run("pieces", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := encodeRequest(MethodSendStreamingMessage, p); err != nil {
@@ -34,7 +34,7 @@ func BenchmarkEncodeRequest(b *testing.B) {
 			}
 		}
 	})
-	b.Run("caller", func(b *testing.B) {
+	b.Run("whole", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := json.Marshal(rpcRequest{JSONRPC: "2.0", ID: uuid.NewString(), Method: MethodSendStreamingMessage, Params: p}); err != nil {

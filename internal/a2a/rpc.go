@@ -2,12 +2,9 @@ package a2a
 
 import (
 	"context"
-	"encoding/json"
 
 	a2asdk "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/uuid"
-
-	"github.com/iac-code-agui/iac-code-agui/internal/offstack"
 )
 
 // JSON-RPC method names (A2A 1.0).
@@ -36,14 +33,10 @@ type rpcRequest struct {
 	Params  any    `json:"params"`
 }
 
-// encodeRequest encodes one JSON-RPC request. The encoding runs off the
-// caller's stack: the SDK types nest MarshalJSON calls about 4.5 KiB deep,
-// which would double the stack of the request goroutine for as long as its
-// stream stays open (package offstack).
-func encodeRequest(method string, params any) (body []byte, err error) {
-	req := rpcRequest{JSONRPC: "2.0", ID: uuid.NewString(), Method: method, Params: params}
-	offstack.Run(func() { body, err = json.Marshal(req) })
-	return body, err
+// encodeRequest encodes one JSON-RPC request (encode.go for the message
+// requests).
+func encodeRequest(method string, params any) ([]byte, error) {
+	return encodeRequestID(method, uuid.NewString(), params)
 }
 
 // sendRequest builds the SDK request: role ROLE_USER, acceptedOutputModes
