@@ -2,7 +2,6 @@ package a2a
 
 import (
 	"context"
-	"encoding/json"
 
 	a2asdk "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/uuid"
@@ -34,8 +33,10 @@ type rpcRequest struct {
 	Params  any    `json:"params"`
 }
 
+// encodeRequest encodes one JSON-RPC request (encode.go for the message
+// requests).
 func encodeRequest(method string, params any) ([]byte, error) {
-	return json.Marshal(rpcRequest{JSONRPC: "2.0", ID: uuid.NewString(), Method: method, Params: params})
+	return encodeRequestID(method, uuid.NewString(), params)
 }
 
 // sendRequest builds the SDK request: role ROLE_USER, acceptedOutputModes

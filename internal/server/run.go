@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -17,37 +18,11 @@ import (
 // run serves POST /: the checks of protocol.md §2.5 in order, then the SSE
 // stream of the admitted run.
 func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
-	lang := requestLang(r)
-	body, ok := h.admitBody(w, r, lang, maxRunBody, i18n.MsgRequestTooLarge, i18n.MsgInvalidJSON)
-	if !ok {
-		return
-	}
-	if !utf8.Valid(body) || !json.Valid(body) {
-		writeError(w, lang, http.StatusBadRequest, "INVALID_JSON", i18n.MsgInvalidJSON)
-		return
-	}
-	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) == 0 || t[0] != '{' {
-		writeError(w, lang, http.StatusBadRequest, adapter.CodeInvalidInput, i18n.MsgInputNotObject)
-		return
-	}
-	if pl, ok := i18n.Normalize(request.PreferredLanguage(body)); ok {
-		lang = pl
-	}
-	in, err := agui.DecodeRunAgentInput(body)
-	if err != nil {
-		h.envelopeRefused(w, r, lang, err)
-		return
-	}
-	ctx, done, ok := h.route(w, r, body, in.ThreadID, lang)
-	if !ok {
+	ctx, run, done := h.admitRun(w, r)
+	if run == nil {
 		return
 	}
 	defer done()
-	run, err := h.opts.Adapter.Admit(ctx, adapter.Request{Input: in, Body: body, Lang: lang})
-	if err != nil {
-		writeAdapterError(w, lang, err)
-		return
-	}
 	h.streams.opened()
 	defer h.streams.closed()
 	sw := agui.NewWriter(w, agui.WriterOptions{Heartbeat: h.opts.Heartbeat})
@@ -57,6 +32,54 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	run.Stream(ctx, sw)
+}
+
+// admitRun runs the checks and the admission; it answers a refusal itself
+// and returns a nil run. Otherwise done must be called once the run's
+// stream ended (route). It is apart from run so that its stack frame is
+// not held under an open stream (a handler stack that reaches 8 KiB
+// doubles and never shrinks back).
+//
+//go:noinline
+func (h *Handler) admitRun(w http.ResponseWriter, r *http.Request) (context.Context, *adapter.Run, func()) {
+	lang := requestLang(r)
+	body, ok := h.admitBody(w, r, lang, maxRunBody, i18n.MsgRequestTooLarge, i18n.MsgInvalidJSON)
+	if !ok {
+		return nil, nil, nil
+	}
+	if !utf8.Valid(body) || !json.Valid(body) {
+		writeError(w, lang, http.StatusBadRequest, "INVALID_JSON", i18n.MsgInvalidJSON)
+		return nil, nil, nil
+	}
+	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		writeError(w, lang, http.StatusBadRequest, adapter.CodeInvalidInput, i18n.MsgInputNotObject)
+		return nil, nil, nil
+	}
+	if pl, ok := i18n.Normalize(request.PreferredLanguage(body)); ok {
+		lang = pl
+	}
+	in, err := agui.DecodeRunAgentInput(body)
+	if err != nil {
+		h.envelopeRefused(w, r, lang, err)
+		return nil, nil, nil
+	}
+	ctx, done, ok := h.route(w, r, body, in.ThreadID, lang)
+	if !ok {
+		return nil, nil, nil
+	}
+	admitted := false
+	defer func() {
+		if !admitted {
+			done()
+		}
+	}()
+	run, err := h.opts.Adapter.Admit(ctx, adapter.Request{Input: in, Body: body, Lang: lang})
+	if err != nil {
+		writeAdapterError(w, lang, err)
+		return nil, nil, nil
+	}
+	admitted = true
+	return ctx, run, done
 }
 
 // envelopeRefused answers an invalid RunAgentInput with the spec's code and

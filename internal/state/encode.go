@@ -62,8 +62,32 @@ func encodeThread(t *Thread) ([]byte, error) {
 	if err := validateForSave(t); err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrInvalidDocument, err.Error())
 	}
+	w := wireOf(t)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(w); err != nil {
+		// For example NaN or an unsupported type inside a pending value.
+		return nil, fmt.Errorf("%w: %s", ErrInvalidDocument, err.Error())
+	}
+	if buf.Len() > maxDocumentSize {
+		// Load would refuse it and make the thread unavailable for good.
+		return nil, fmt.Errorf("%w: document exceeds %d bytes", ErrInvalidDocument, maxDocumentSize)
+	}
+	return buf.Bytes(), nil
+}
+
+// wireOf builds the normalised wire document of t. It is apart from
+// encodeThread so that its 1 KiB frame has returned before encoding/json
+// nests: a save during admission otherwise came close enough to 8 KiB of
+// stack to double it now and then, for as long as the run's stream stays
+// open (a stack is halved only when less than a quarter is in use).
+//
+//go:noinline
+func wireOf(t *Thread) *wireThread {
 	e := &t.Execution
-	w := wireThread{
+	w := &wireThread{
 		AppliedResumeDigests: make([]wireApplied, 0, len(t.AppliedResumeDigests)),
 		ContextID:            t.ContextID,
 		CWD:                  t.CWD,
@@ -107,19 +131,7 @@ func encodeThread(t *Thread) ([]byte, error) {
 	for id, p := range e.Pending {
 		w.Execution.Pending[id] = wirePending{Sideband: p.Sideband, Value: projection.Project(p.Value)}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(&w); err != nil {
-		// For example NaN or an unsupported type inside a pending value.
-		return nil, fmt.Errorf("%w: %s", ErrInvalidDocument, err.Error())
-	}
-	if buf.Len() > maxDocumentSize {
-		// Load would refuse it and make the thread unavailable for good.
-		return nil, fmt.Errorf("%w: document exceeds %d bytes", ErrInvalidDocument, maxDocumentSize)
-	}
-	return buf.Bytes(), nil
+	return w
 }
 
 func a2w(a AppliedDigest) wireApplied {
