@@ -159,20 +159,10 @@ func TestUpstreamFaults(t *testing.T) {
 			defer srv.Close()
 			before := runtime.NumGoroutine()
 
-			body, _ := json.Marshal(map[string]any{
-				"threadId": faultCtx, "runId": "run-1", "state": map[string]any{}, "tools": []any{}, "context": []any{},
-				"messages":       []any{map[string]any{"id": "m", "role": "user", "content": "hello"}},
-				"forwardedProps": map[string]any{"iacCode": map[string]any{"schemaVersion": 1, "rosInvocationId": "inv", "cwd": filepath.Join(root, "ws")}},
-			})
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL+"/", strings.NewReader(string(body)))
-			req.Header.Set("Content-Type", "application/json")
 			start := time.Now()
-			res, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := postFaultRun(t, ctx, srv.URL, root)
 			var last map[string]any
 			sc := bufio.NewScanner(res.Body)
 			sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -272,19 +262,9 @@ func TestUpstreamStallsMidFrame(t *testing.T) {
 	ad := adapter.New(adapter.Options{Store: state.NewMemStore(), Upstream: adapter.A2A(client), AllowedRoots: request.AllowedRoots([]string{root})})
 	srv := httptest.NewServer(server.New(server.Options{Adapter: ad, Heartbeat: time.Hour}))
 	defer srv.Close()
-	body, _ := json.Marshal(map[string]any{
-		"threadId": faultCtx, "runId": "run-1", "state": map[string]any{}, "tools": []any{}, "context": []any{},
-		"messages":       []any{map[string]any{"id": "m", "role": "user", "content": "hello"}},
-		"forwardedProps": map[string]any{"iacCode": map[string]any{"schemaVersion": 1, "rosInvocationId": "inv", "cwd": filepath.Join(root, "ws")}},
-	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL+"/", strings.NewReader(string(body)))
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := postFaultRun(t, ctx, srv.URL, root)
 	defer res.Body.Close()
 	sc := bufio.NewScanner(res.Body)
 	for _, want := range []string{`"delta":"d1"`, `"delta":"d2"`} {
@@ -300,4 +280,22 @@ func TestUpstreamStallsMidFrame(t *testing.T) {
 		default:
 		}
 	}
+}
+
+// postFaultRun posts the fault tests' one normal turn (thread faultCtx,
+// run-1, workspace <root>/ws) to the adapter at url.
+func postFaultRun(t *testing.T, ctx context.Context, url, root string) *http.Response {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{
+		"threadId": faultCtx, "runId": "run-1", "state": map[string]any{}, "tools": []any{}, "context": []any{},
+		"messages":       []any{map[string]any{"id": "m", "role": "user", "content": "hello"}},
+		"forwardedProps": map[string]any{"iacCode": map[string]any{"schemaVersion": 1, "rosInvocationId": "inv", "cwd": filepath.Join(root, "ws")}},
+	})
+	req, _ := http.NewRequestWithContext(ctx, "POST", url+"/", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
