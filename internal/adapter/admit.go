@@ -33,8 +33,11 @@ type Run struct {
 	lang   i18n.Lang
 	resume bool
 	// orphanTask is the task of an execution a crash left unfinished,
-	// cancelled before the new turn is sent (orphan.go).
-	orphanTask string
+	// cancelled before the new turn is sent (orphan.go). orphanContext is
+	// set instead when that execution never stored a task id: its open
+	// tasks are looked up by context.
+	orphanTask    string
+	orphanContext string
 	// guidance steers the running pipeline (guidance.go).
 	guidance bool
 }
@@ -139,6 +142,9 @@ func (a *Adapter) admitLocked(ctx context.Context, run *Run, digest string) erro
 			return nil, errResumeRequired.with(&Details{Pending: pendingInterrupts(doc)})
 		case !run.resume && !fresh:
 			run.orphanTask = unfinishedTask(doc)
+			if run.orphanTask == "" && unfinished(doc) {
+				run.orphanContext = doc.ContextID
+			}
 			rotate(doc, ic.RosInvocationID)
 		}
 		doc.RecordRun(key, digest)

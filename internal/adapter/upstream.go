@@ -8,6 +8,7 @@ import (
 
 // Upstream is what the adapter needs from the A2A server: the five JSON-RPC
 // methods it calls and the two iac-code side routes (protocol.md §10.2).
+// An Upstream may also list a context's open tasks (openTasker, orphan.go).
 // A2A adapts an *a2a.Client; the adapter's tests script their own.
 type Upstream interface {
 	SendStreamingMessage(ctx context.Context, p *a2a.SendParams) (Stream, error)
