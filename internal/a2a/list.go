@@ -41,32 +41,19 @@ func (c *Client) OpenTasks(ctx context.Context, contextID string) ([]string, err
 }
 
 func (c *Client) listTasks(ctx context.Context, p *a2asdk.ListTasksRequest) (*a2asdk.ListTasksResponse, error) {
-	body, err := encodeRequest(MethodListTasks, p)
-	if err != nil {
-		return nil, err
-	}
-	cl, err := c.do(ctx, "POST", c.base, body, false)
-	if err != nil {
-		return nil, err
-	}
-	defer cl.done()
-	b, err := c.readAll(cl)
+	b, err := c.rpcBody(ctx, MethodListTasks, p)
 	if err != nil {
 		return nil, err
 	}
 	var env struct {
 		Result *a2asdk.ListTasksResponse `json:"result"`
-		Error  *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-			Data    any    `json:"data"`
-		} `json:"error"`
+		Error  *RPCError                 `json:"error"` // code, message, data
 	}
 	switch err := json.Unmarshal(b, &env); {
 	case err != nil:
 		return nil, protocolError("ListTasks answer: %s", err.Error())
 	case env.Error != nil:
-		return nil, &RPCError{Code: env.Error.Code, Message: env.Error.Message, Data: env.Error.Data}
+		return nil, env.Error
 	case env.Result == nil:
 		return nil, protocolError("ListTasks answer without a result")
 	}

@@ -107,6 +107,16 @@ func (c *Client) CancelTask(ctx context.Context, taskID string) (*Event, error) 
 }
 
 func (c *Client) unary(ctx context.Context, method string, params any) (*Event, error) {
+	b, err := c.rpcBody(ctx, method, params)
+	if err != nil {
+		return nil, err
+	}
+	return decodeFrame(nil, b, false)
+}
+
+// rpcBody posts one JSON-RPC request that is answered with a single JSON
+// body, and returns that body.
+func (c *Client) rpcBody(ctx context.Context, method string, params any) ([]byte, error) {
 	body, err := encodeRequest(method, params)
 	if err != nil {
 		return nil, err
@@ -116,11 +126,7 @@ func (c *Client) unary(ctx context.Context, method string, params any) (*Event, 
 		return nil, err
 	}
 	defer cl.done()
-	b, err := c.readAll(cl)
-	if err != nil {
-		return nil, err
-	}
-	return decodeFrame(nil, b, false)
+	return c.readAll(cl)
 }
 
 func (c *Client) stream(ctx context.Context, method string, params any) (*Stream, error) {
