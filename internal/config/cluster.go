@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"net/url"
 	"strconv"
 	"strings"
@@ -43,9 +42,9 @@ func resolveCluster(cfg *Config, fv *flagValues, y yamlFile, getenv func(string)
 	case getenv("IAC_CODE_AGUI_REPLICA_TOKEN") != "":
 		cfg.ReplicaToken = getenv("IAC_CODE_AGUI_REPLICA_TOKEN")
 	case y.value("replica_token") != nil:
-		s, ok := asString(y.value("replica_token"))
-		if !ok {
-			return newError(i18n.MsgConfigLoad, errors.New("replica_token must be a string"))
+		s, err := y.stringAt("replica_token")
+		if err != nil {
+			return err
 		}
 		cfg.ReplicaToken = s
 	}

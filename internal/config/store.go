@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"net/url"
 	"strings"
 
@@ -52,9 +51,9 @@ func resolveStateStore(cfg *Config, fv *flagValues, y yamlFile, getenv func(stri
 	case getenv("IAC_CODE_AGUI_REDIS_PASSWORD") != "":
 		cfg.RedisPassword = getenv("IAC_CODE_AGUI_REDIS_PASSWORD")
 	case y.value("redis_password") != nil:
-		s, ok := asString(y.value("redis_password"))
-		if !ok {
-			return newError(i18n.MsgConfigLoad, errors.New("redis_password must be a string"))
+		s, err := y.stringAt("redis_password")
+		if err != nil {
+			return err
 		}
 		cfg.RedisPassword = s
 	}
@@ -64,9 +63,9 @@ func resolveStateStore(cfg *Config, fv *flagValues, y yamlFile, getenv func(stri
 	case getenv("IAC_CODE_AGUI_REDIS_KEY_PREFIX") != "":
 		cfg.RedisKeyPrefix = getenv("IAC_CODE_AGUI_REDIS_KEY_PREFIX")
 	case y.value("redis_key_prefix") != nil:
-		s, ok := asString(y.value("redis_key_prefix"))
-		if !ok {
-			return newError(i18n.MsgConfigLoad, errors.New("redis_key_prefix must be a string"))
+		s, err := y.stringAt("redis_key_prefix")
+		if err != nil {
+			return err
 		}
 		cfg.RedisKeyPrefix = s
 	default:

@@ -153,6 +153,17 @@ func (y yamlFile) value(key string) any {
 
 type nonScalar struct{}
 
+// stringAt returns the YAML string at key; any other value is a
+// MsgConfigLoad error that names the key (never the value, which may be a
+// secret).
+func (y yamlFile) stringAt(key string) (string, error) {
+	s, ok := asString(y.value(key))
+	if !ok {
+		return "", newError(i18n.MsgConfigLoad, errors.New(key+" must be a string"))
+	}
+	return s, nil
+}
+
 // asString accepts only a YAML string.
 func asString(v any) (string, bool) {
 	s, ok := v.(string)
