@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,25 +17,21 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 )
 
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "agui-e2e-bin")
+	bin, cleanup, err := e2etest.Build("../cmd/iac-code-agui", "-race")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "iac-code-agui")
-	build := exec.Command("go", "build", "-race", "-o", binary, "../cmd/iac-code-agui")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build:", err)
-		os.Exit(1)
-	}
+	binary = bin
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 
@@ -47,16 +42,6 @@ type Server struct {
 	Root     string
 	cmd      *exec.Cmd
 	out      *bytes.Buffer
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // startServer starts the binary on a free port with the embedded agent (no
@@ -75,7 +60,7 @@ func startServerArgs(t *testing.T, args []string) *Server {
 
 func startServerWith(t *testing.T, stateDir string, args []string, extraEnv ...string) *Server {
 	t.Helper()
-	return startServerIn(t, freePort(t), t.TempDir(), stateDir, args, extraEnv...)
+	return startServerIn(t, e2etest.FreePort(t), t.TempDir(), stateDir, args, extraEnv...)
 }
 
 // startServerOn starts the binary on a chosen port and workspace root (a

@@ -14,13 +14,15 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 )
 
 // startDemoAgent runs the embedded agent as its own process, so that it
 // outlives the adapter processes of a restart test.
 func startDemoAgent(t *testing.T) string {
 	t.Helper()
-	url, _ := startDemoAgentOn(t, freePort(t))
+	url, _ := startDemoAgentOn(t, e2etest.FreePort(t))
 	return url
 }
 
@@ -239,7 +241,7 @@ func TestResumeFromOriginalStateFile(t *testing.T) {
 // TestResumeAfterAgentRestart: when the A2A process restarted and lost the
 // iac-code session, the resume ends EXECUTION_LOST (protocol.md §5.6 step 2).
 func TestResumeAfterAgentRestart(t *testing.T) {
-	port := freePort(t)
+	port := e2etest.FreePort(t)
 	agent, kill := startDemoAgentOn(t, port)
 	env := []string{"IAC_CODE_AGUI_A2A_URL=" + agent, "IAC_CODE_AGUI_A2A_TOKEN=agent-token"}
 	s := startServer(t, "", env...)

@@ -19,9 +19,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 )
 
 // The distinctive values; none contains a demo-agent keyword.
@@ -39,24 +40,6 @@ const (
 )
 
 var allSecrets = []string{secLLMKey, secHeader1, secHeader2, secAKID, secAKSecret, secSTS, secAuthToken, secA2AToken, secWrongToken, secText}
-
-// lockedBuffer collects a process's output while it runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // secretClient drives one adapter with the credentials above.
 type secretClient struct {
@@ -393,12 +376,12 @@ func scanDir(t *testing.T, dir string) {
 
 // startLogged starts the binary with args and env, output captured apart
 // for stdout and stderr, and waits for /health.
-func startLogged(t *testing.T, args, env []string) (string, *lockedBuffer, *lockedBuffer, *exec.Cmd) {
+func startLogged(t *testing.T, args, env []string) (string, *e2etest.Buffer, *e2etest.Buffer, *exec.Cmd) {
 	t.Helper()
-	port := freePort(t)
+	port := e2etest.FreePort(t)
 	cmd := exec.Command(binary, append([]string{"--port", strconv.Itoa(port)}, args...)...)
 	cmd.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}, env...)
-	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
+	stdout, stderr := &e2etest.Buffer{}, &e2etest.Buffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -457,10 +440,10 @@ func TestNoSecretsInLogsOrState(t *testing.T) {
 	t.Run("json-external-agent", func(t *testing.T) {
 		t.Parallel()
 		root, stateDir := t.TempDir(), t.TempDir()
-		agentPort := freePort(t)
+		agentPort := e2etest.FreePort(t)
 		agent := exec.Command(binary, "demo-agent", "--host", "127.0.0.1", "--port", strconv.Itoa(agentPort))
 		agent.Env = []string{"PATH=/usr/bin:/bin", "IACCODE_A2A_HTTP_TOKEN=" + secA2AToken}
-		agentOut := &lockedBuffer{}
+		agentOut := &e2etest.Buffer{}
 		agent.Stdout, agent.Stderr = agentOut, agentOut
 		if err := agent.Start(); err != nil {
 			t.Fatal(err)

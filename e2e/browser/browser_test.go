@@ -9,16 +9,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 )
 
 // requireDeploymentOverride turns on the assertion that the agent receives
@@ -56,28 +56,17 @@ func ensurePlaywright(t *testing.T) {
 	}
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // startServer builds and starts the binary with the embedded agent (no
 // iac-code on PATH), a bearer token and a private workspace root.
 func startServer(t *testing.T) (url, root string) {
 	t.Helper()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "iac-code-agui")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/iac-code-agui")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	bin, cleanup, err := e2etest.Build("../../cmd/iac-code-agui")
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(cleanup)
 	root = t.TempDir()
-	port := freePort(t)
+	port := e2etest.FreePort(t)
 	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--state-dir", t.TempDir())
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "IAC_CODE_AGUI_ALLOWED_CWDS=" + root, "IAC_CODE_AGUI_AUTH_TOKEN=" + token}
 	out := &bytes.Buffer{}

@@ -16,20 +16,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent/demoagenttest"
+	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 )
 
 // binary is the server under test, built once without the race detector:
@@ -38,43 +36,19 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "agui-reliability-bin")
+	bin, cleanup, err := e2etest.Build("../../cmd/iac-code-agui")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "iac-code-agui")
-	build := exec.Command("go", "build", "-o", binary, "../../cmd/iac-code-agui")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build:", err)
-		os.Exit(1)
-	}
+	binary = bin
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 
 // long reports the long mode (IAC_CODE_AGUI_LONG=1).
 func long() bool { return os.Getenv("IAC_CODE_AGUI_LONG") == "1" }
-
-// lockedBuffer collects a process's output from its two pipes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // server is one running binary.
 type server struct {
@@ -82,7 +56,7 @@ type server struct {
 	StateDir string
 	Root     string // the allowed workspace root
 	cmd      *exec.Cmd
-	out      *lockedBuffer
+	out      *e2etest.Buffer
 	done     chan struct{}
 }
 
@@ -93,16 +67,6 @@ type serverOpts struct {
 	env      []string
 	port     int
 	bin      string // "" = binary
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // startServer starts the binary and waits for /health. It is stopped
@@ -116,7 +80,7 @@ func startServer(t testing.TB, o serverOpts) *server {
 		o.root = t.TempDir()
 	}
 	if o.port == 0 {
-		o.port = freePort(t)
+		o.port = e2etest.FreePort(t)
 	}
 	bin := binary
 	if o.bin != "" {
@@ -127,7 +91,7 @@ func startServer(t testing.TB, o serverOpts) *server {
 	if o.agentURL != "" {
 		cmd.Env = append(cmd.Env, "IAC_CODE_AGUI_A2A_URL="+o.agentURL, "IAC_CODE_AGUI_A2A_TOKEN=agent-token")
 	}
-	out := &lockedBuffer{}
+	out := &e2etest.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -18,10 +18,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 )
 
 // childEnv marks a re-executed test binary that must run the command.
@@ -32,24 +33,6 @@ func TestMain(m *testing.M) {
 		os.Exit(Main(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
-}
-
-// syncBuffer is an io.Writer safe for the logger's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func freeTCPPort(t *testing.T) int {
@@ -102,7 +85,7 @@ printf '%s\n' "$$" > '` + dir + `/pid'
 
 type mainRun struct {
 	port           int
-	stdout, stderr *syncBuffer
+	stdout, stderr *e2etest.Buffer
 	cancel         context.CancelFunc
 	done           chan int
 }
@@ -116,7 +99,7 @@ func startMain(t *testing.T, env map[string]string, extra ...string) *mainRun {
 // startMainWith is startMain with the managed child's timings.
 func startMainWith(t *testing.T, tm childTimings, env map[string]string, extra ...string) *mainRun {
 	t.Helper()
-	r := &mainRun{port: freeTCPPort(t), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan int, 1)}
+	r := &mainRun{port: freeTCPPort(t), stdout: &e2etest.Buffer{}, stderr: &e2etest.Buffer{}, done: make(chan int, 1)}
 	args := append([]string{"--port", strconv.Itoa(r.port), "--state-dir", t.TempDir()}, extra...)
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
@@ -317,12 +300,12 @@ func TestCommandLineErrors(t *testing.T) {
 	if code := r.wait(t); code != 1 || r.stderr.String() != "The AG-UI adapter may connect only to a loopback A2A HTTP(S) URL.\n" {
 		t.Fatalf("non-loopback URL: %d, stderr %q", code, r.stderr)
 	}
-	var out, errb syncBuffer
+	var out, errb e2etest.Buffer
 	if code := Main([]string{"--help"}, func(string) string { return "" }, &out, &errb); code != 0 ||
 		!strings.Contains(out.String(), "--a2a-url") || errb.String() != "" {
 		t.Fatalf("--help: %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
-	var out2, errb2 syncBuffer
+	var out2, errb2 e2etest.Buffer
 	if code := Main([]string{"--no-such-flag"}, func(string) string { return "" }, &out2, &errb2); code != 2 ||
 		!strings.Contains(errb2.String(), "no-such-flag") || out2.String() != "" {
 		t.Fatalf("unknown flag: %d, stdout %q, stderr %q", code, out2.String(), errb2.String())

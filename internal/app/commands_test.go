@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 )
 
 // versionLine is buildinfo.Info.String(): version, commit, Go version.
@@ -15,7 +17,7 @@ var versionLine = regexp.MustCompile(`^iac-code-agui (\S+) \(commit (\S+), (go\S
 
 func TestVersionCommands(t *testing.T) {
 	for _, args := range [][]string{{"version"}, {"--version"}, {"--port", "1", "--version"}} {
-		var out, errb syncBuffer
+		var out, errb e2etest.Buffer
 		code := Main(args, func(string) string { return "" }, &out, &errb)
 		m := versionLine.FindStringSubmatch(out.String())
 		if code != 0 || m == nil || errb.String() != "" {
@@ -26,7 +28,7 @@ func TestVersionCommands(t *testing.T) {
 			t.Fatalf("%q: version %q, go %q", args, m[1], m[3])
 		}
 	}
-	var out, errb syncBuffer
+	var out, errb e2etest.Buffer
 	if code := Main([]string{"version", "x"}, func(string) string { return "" }, &out, &errb); code != 2 || out.String() != "" {
 		t.Fatalf("version x: %d %q", code, out.String())
 	}
@@ -50,17 +52,17 @@ func TestHealthcheckAndHealthVersion(t *testing.T) {
 	if h["serverVersion"] != "0.1.0-dev" {
 		t.Fatalf("/health serverVersion = %q", h["serverVersion"])
 	}
-	var out, errb syncBuffer
+	var out, errb e2etest.Buffer
 	env := map[string]string{"IAC_CODE_AGUI_PORT": port}
 	if code := Main([]string{"healthcheck"}, func(k string) string { return env[k] }, &out, &errb); code != 0 || out.String() != "ok 0.1.0-dev\n" {
 		t.Fatalf("healthcheck: %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
-	var out2, errb2 syncBuffer
+	var out2, errb2 e2etest.Buffer
 	if code := Main([]string{"healthcheck", "--url", "http://127.0.0.1:" + port + "/metrics"}, func(string) string { return "" }, &out2, &errb2); code != 1 ||
 		!strings.Contains(errb2.String(), "answered 200") {
 		t.Fatalf("healthcheck of a non-health URL: %d, stderr %q", code, errb2.String())
 	}
-	var out3, errb3 syncBuffer
+	var out3, errb3 e2etest.Buffer
 	if code := Main([]string{"healthcheck", "--url", "http://127.0.0.1:1/health"}, func(string) string { return "" }, &out3, &errb3); code != 1 ||
 		!strings.HasPrefix(errb3.String(), "healthcheck: ") {
 		t.Fatalf("healthcheck of a closed port: %d, stderr %q", code, errb3.String())
