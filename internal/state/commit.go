@@ -100,6 +100,7 @@ func (s *FileStore) drain() {
 		c.mu.Lock()
 		n := min(len(c.queue), maxBatch)
 		if n == 0 {
+			c.spares.idle()
 			if !c.closed && c.spares.wantMore() {
 				// Idle: make one spare for the next burst, then look at
 				// the queue again, so a save never waits for more than
@@ -110,7 +111,6 @@ func (s *FileStore) drain() {
 			}
 			c.running = false
 			c.queue = nil
-			c.spares.idle()
 			if c.closed {
 				c.spares.release()
 			}
@@ -151,7 +151,7 @@ func (s *FileStore) commit(batch []*saveOp) {
 	if err := s.ensureDirs(); err != nil {
 		err = fmt.Errorf("%w: %w", ErrUnavailable, err)
 		for _, t := range order {
-			t.fail(err)
+			t.answer(err)
 		}
 		return
 	}
@@ -188,7 +188,7 @@ func (s *FileStore) commit(batch []*saveOp) {
 		if err != nil {
 			err = fmt.Errorf("%w: %w", ErrUnavailable, err)
 		}
-		t.fail(err)
+		t.answer(err)
 	}
 }
 
@@ -305,8 +305,8 @@ func (t *target) closeFile(err error) {
 	}
 }
 
-// fail answers every op of t with err (nil: committed).
-func (t *target) fail(err error) {
+// answer answers every op of t with err (nil: committed).
+func (t *target) answer(err error) {
 	for _, op := range t.ops {
 		op.finish(err)
 	}

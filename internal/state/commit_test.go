@@ -199,10 +199,12 @@ func TestPoolRefilledAfterBurst(t *testing.T) {
 		}
 	}
 	take(prefillMin - 1)
+	p.idle()
 	if p.wantMore() {
 		t.Fatalf("refill after a burst of %d", prefillMin-1)
 	}
 	take(40)
+	p.idle()
 	for p.wantMore() {
 		p.prefill()
 	}

@@ -77,9 +77,8 @@ func (p *spares) idle() {
 const prefillMin = 32
 
 // wantMore reports whether the pool is below the size of the largest
-// burst so far.
+// burst so far (as of the last idle).
 func (p *spares) wantMore() bool {
-	p.idle()
 	return p.ready && !p.broken && p.want >= prefillMin && len(p.names) < p.want
 }
 
