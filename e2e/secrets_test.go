@@ -94,22 +94,7 @@ func (c *secretClient) post(path string, body any, token string) (int, []map[str
 	defer res.Body.Close()
 	var all bytes.Buffer
 	_, _ = all.ReadFrom(res.Body)
-	return res.StatusCode, sseEvents(all.Bytes()), all.String()
-}
-
-func sseEvents(b []byte) []map[string]any {
-	var evs []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		if line, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-			var ev map[string]any
-			if json.Unmarshal([]byte(line), &ev) == nil {
-				evs = append(evs, ev)
-			}
-		}
-	}
-	return evs
+	return res.StatusCode, e2etest.Events(all.Bytes()), all.String()
 }
 
 // answerFor picks a valid answer for the demo agent's interrupt kinds,

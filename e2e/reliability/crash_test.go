@@ -17,6 +17,7 @@ import (
 
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent/demoagenttest"
+	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
 
@@ -119,7 +120,7 @@ func (c *cycle) step(t *testing.T, s *server) stepResult {
 		status = res.StatusCode
 		all, err = readAll(res)
 	}
-	evs := events(all)
+	evs := e2etest.Events(all)
 	out := outcome(evs)
 	c.outcomes = append(c.outcomes, fmt.Sprintf("stage %d: %d %s", c.stage, status, out))
 	if err != nil || (status == 200 && out == "") {

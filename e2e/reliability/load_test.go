@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 )
 
 // TestLoad runs many threads at once against the real binary and its
@@ -212,7 +214,7 @@ func postQuiet(url string, body any) (int, []map[string]any, string) {
 	defer res.Body.Close()
 	var buf bytes.Buffer
 	_, _ = buf.ReadFrom(res.Body)
-	return res.StatusCode, events(buf.Bytes()), buf.String()
+	return res.StatusCode, e2etest.Events(buf.Bytes()), buf.String()
 }
 
 // lastHeapKiB is the heap in use at the last procStats (KiB).

@@ -10,7 +10,6 @@
 package reliability
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -20,7 +19,6 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -200,23 +198,7 @@ func post(t testing.TB, url string, body any) (int, []map[string]any, string) {
 	}
 	defer res.Body.Close()
 	all, _ := io.ReadAll(res.Body)
-	return res.StatusCode, events(all), string(all)
-}
-
-// events decodes the data lines of an SSE answer.
-func events(b []byte) []map[string]any {
-	var evs []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		if line, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-			var ev map[string]any
-			if json.Unmarshal([]byte(line), &ev) == nil {
-				evs = append(evs, ev)
-			}
-		}
-	}
-	return evs
+	return res.StatusCode, e2etest.Events(all), string(all)
 }
 
 func last(evs []map[string]any) map[string]any {

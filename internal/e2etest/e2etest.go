@@ -1,18 +1,21 @@
 // Package e2etest owns the pieces the end-to-end suites share: building the
-// binary under test, a free loopback port, and a buffer that collects a
-// process's output from several goroutines.
+// binary under test, a free loopback port, a buffer that collects a
+// process's output from several goroutines, and decoding an SSE answer.
 //
 // Only tests import it. It must not import the product's packages: the
 // suites drive the built binary from outside, as a user would.
 package e2etest
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -64,4 +67,21 @@ func (l *Buffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// Events decodes the data lines of an SSE answer into JSON objects; a
+// line that is not a JSON object is skipped.
+func Events(b []byte) []map[string]any {
+	var evs []map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		if line, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			var ev map[string]any
+			if json.Unmarshal([]byte(line), &ev) == nil {
+				evs = append(evs, ev)
+			}
+		}
+	}
+	return evs
 }
