@@ -17,12 +17,16 @@ type loadTarget struct {
 	name string
 	t    suite.Target
 	pid  int
+	// storePid, when not 0, is a state store's process (redis-server)
+	// whose CPU per event is reported too: it is part of what a run costs.
+	storePid int
 }
 
 // loadStats are the medians of one target over the rounds.
 type loadStats struct {
 	eps, p99, p50 float64
 	cpuPerEvent   float64 // ns of the serving process's CPU per event
+	storePerEvent float64 // ns of the store process's CPU per event (0: none)
 	failed        int
 	firstErr      error
 }
@@ -31,21 +35,24 @@ type loadStats struct {
 // (the targets alternate so that noise hits them alike), and returns the
 // medians.
 func (e *env) loads(targets []loadTarget, n int, tag string) map[string]loadStats {
-	per := map[string][][4]float64{}
+	per := map[string][][5]float64{}
 	failed := map[string]int{}
 	errs := map[string]error{}
 	for round := range e.cfg.rounds {
 		for _, lt := range targets {
 			hc := suite.NewHTTPClient(n)
 			cpu0, _ := suite.CPUTime(lt.pid)
+			st0 := storeCPU(lt.storePid)
 			r := suite.Load(lt.t, hc, n, fmt.Sprintf("%s-%s-r%d-%d", tag, lt.name, round, time.Now().UnixNano()), 5*time.Minute)
 			cpu1, _ := suite.CPUTime(lt.pid)
+			st1 := storeCPU(lt.storePid)
 			hc.CloseIdleConnections()
-			perEvent := 0.0
+			perEvent, storePerEvent := 0.0, 0.0
 			if r.Frames > 0 {
 				perEvent = float64(cpu1-cpu0) / float64(r.Frames)
+				storePerEvent = float64(st1-st0) / float64(r.Frames)
 			}
-			per[lt.name] = append(per[lt.name], [4]float64{r.EventsPerSecond(), float64(r.FirstP99), float64(r.FirstP50), perEvent})
+			per[lt.name] = append(per[lt.name], [5]float64{r.EventsPerSecond(), float64(r.FirstP99), float64(r.FirstP50), perEvent, storePerEvent})
 			failed[lt.name] += r.Failed
 			if r.FirstErr != nil && errs[lt.name] == nil {
 				errs[lt.name] = r.FirstErr
@@ -56,11 +63,11 @@ func (e *env) loads(targets []loadTarget, n int, tag string) map[string]loadStat
 	}
 	out := map[string]loadStats{}
 	for name, xs := range per {
-		var a, b, c, d []float64
+		var a, b, c, d, f []float64
 		for _, x := range xs {
-			a, b, c, d = append(a, x[0]), append(b, x[1]), append(c, x[2]), append(d, x[3])
+			a, b, c, d, f = append(a, x[0]), append(b, x[1]), append(c, x[2]), append(d, x[3]), append(f, x[4])
 		}
-		out[name] = loadStats{eps: suite.Median(a), p99: suite.Median(b), p50: suite.Median(c), cpuPerEvent: suite.Median(d), failed: failed[name], firstErr: errs[name]}
+		out[name] = loadStats{eps: suite.Median(a), p99: suite.Median(b), p50: suite.Median(c), cpuPerEvent: suite.Median(d), storePerEvent: suite.Median(f), failed: failed[name], firstErr: errs[name]}
 	}
 	return out
 }
@@ -72,25 +79,25 @@ func (e *env) sectionA() error {
 	if err != nil {
 		return err
 	}
-	targets := []loadTarget{{"reader", suite.Target{URL: up.url + "/", A2A: true}, up.pid()}}
+	targets := []loadTarget{{name: "reader", t: suite.Target{URL: up.url + "/", A2A: true}, pid: up.pid()}}
 	file, _, err := e.adapter("adapter-a-file", adapterOpts{upstream: up.url, stateDir: filepath.Join(e.base, "state-a")})
 	if err != nil {
 		return err
 	}
-	targets = append(targets, loadTarget{"file", suite.Target{URL: file.url + "/", Workspace: e.workspace}, file.pid()})
-	if rurl, err := e.redisURL(); err != nil {
+	targets = append(targets, loadTarget{name: "file", t: suite.Target{URL: file.url + "/", Workspace: e.workspace}, pid: file.pid()})
+	if rurl, rpid, err := e.redisURL(); err != nil {
 		return err
 	} else if rurl != "" {
 		rd, _, err := e.adapter("adapter-a-redis", adapterOpts{upstream: up.url, stateDir: filepath.Join(e.base, "state-a-redis"), redis: rurl})
 		if err != nil {
 			return err
 		}
-		targets = append(targets, loadTarget{"redis", suite.Target{URL: rd.url + "/", Workspace: e.workspace}, rd.pid()})
+		targets = append(targets, loadTarget{name: "redis", t: suite.Target{URL: rd.url + "/", Workspace: e.workspace}, pid: rd.pid(), storePid: rpid})
 	}
 	if peer, err := e.peer("peer-a", up.url); err != nil {
 		return err
 	} else if peer != nil {
-		targets = append(targets, loadTarget{"peer", suite.Target{URL: peer.url + "/", Peer: true}, peer.pid()})
+		targets = append(targets, loadTarget{name: "peer", t: suite.Target{URL: peer.url + "/", Peer: true}, pid: peer.pid()})
 	}
 	st := e.loads(targets, e.cfg.runs, "a")
 	reader, peer := st["reader"], st["peer"]
@@ -128,11 +135,11 @@ func (e *env) sectionD() error {
 	if err != nil {
 		return err
 	}
-	targets := []loadTarget{{"reader", suite.Target{URL: up.url + "/", A2A: true}, up.pid()}, {"file", suite.Target{URL: file.url + "/", Workspace: e.workspace}, file.pid()}}
+	targets := []loadTarget{{name: "reader", t: suite.Target{URL: up.url + "/", A2A: true}, pid: up.pid()}, {name: "file", t: suite.Target{URL: file.url + "/", Workspace: e.workspace}, pid: file.pid()}}
 	if peer, err := e.peer("peer-d", up.url); err != nil {
 		return err
 	} else if peer != nil {
-		targets = append(targets, loadTarget{"peer", suite.Target{URL: peer.url + "/", Peer: true}, peer.pid()})
+		targets = append(targets, loadTarget{name: "peer", t: suite.Target{URL: peer.url + "/", Peer: true}, pid: peer.pid()})
 	}
 	st := e.loads(targets, 1, "d")
 	reader, ours, peer := st["reader"], st["file"], st["peer"]
@@ -158,20 +165,20 @@ func (e *env) sectionB() error {
 	if err != nil {
 		return err
 	}
-	targets := []loadTarget{{"file", suite.Target{URL: file.url + "/", Workspace: e.workspace}, file.pid()}}
-	if rurl, err := e.redisURL(); err != nil {
+	targets := []loadTarget{{name: "file", t: suite.Target{URL: file.url + "/", Workspace: e.workspace}, pid: file.pid()}}
+	if rurl, _, err := e.redisURL(); err != nil {
 		return err
 	} else if rurl != "" {
 		rd, _, err := e.adapter("adapter-b-redis", adapterOpts{upstream: up.url, stateDir: filepath.Join(e.base, "state-b-redis"), redis: rurl})
 		if err != nil {
 			return err
 		}
-		targets = append(targets, loadTarget{"redis", suite.Target{URL: rd.url + "/", Workspace: e.workspace}, rd.pid()})
+		targets = append(targets, loadTarget{name: "redis", t: suite.Target{URL: rd.url + "/", Workspace: e.workspace}, pid: rd.pid()})
 	}
 	if peer, err := e.peer("peer-b", up.url); err != nil {
 		return err
 	} else if peer != nil {
-		targets = append(targets, loadTarget{"peer", suite.Target{URL: peer.url + "/", Peer: true}, peer.pid()})
+		targets = append(targets, loadTarget{name: "peer", t: suite.Target{URL: peer.url + "/", Peer: true}, pid: peer.pid()})
 	}
 	bareDir := filepath.Join(e.base, "state-b-bare")
 	if err := mkdir(bareDir); err != nil {
@@ -227,17 +234,32 @@ func (e *env) sectionB() error {
 }
 
 // redisURL starts a redis-server once per section, or returns "".
-func (e *env) redisURL() (string, error) {
+func (e *env) redisURL() (string, int, error) {
 	if e.cfg.noRedis {
-		return "", nil
+		return "", 0, nil
 	}
-	u, _, err := e.redis()
-	return u, err
+	u, p, err := e.redis()
+	if err != nil {
+		return "", 0, err
+	}
+	return u, p.pid(), nil
+}
+
+// storeCPU is a store process's CPU time so far (0 without one).
+func storeCPU(pid int) time.Duration {
+	if pid == 0 {
+		return 0
+	}
+	d, _ := suite.CPUTime(pid)
+	return d
 }
 
 func mkdir(dir string) error { return os.MkdirAll(dir, 0o700) }
 
 // cpuNote names the serving process's CPU time per event.
 func cpuNote(s loadStats, who string) string {
+	if s.storePerEvent > 0 {
+		return fmt.Sprintf(" (%s CPU %.2f µs/event, redis-server %.2f)", who, s.cpuPerEvent/1000, s.storePerEvent/1000)
+	}
 	return fmt.Sprintf(" (%s CPU %.2f µs/event)", who, s.cpuPerEvent/1000)
 }

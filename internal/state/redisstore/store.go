@@ -18,13 +18,14 @@ const HistoryLength = 1000
 type Store struct {
 	c      redis.UniversalClient
 	prefix string
+	batch  batcher
 }
 
 var _ state.Store = (*Store)(nil)
 
 // New returns a store on c whose keys start with prefix.
 func New(c redis.UniversalClient, prefix string) *Store {
-	return &Store{c: c, prefix: prefix}
+	return &Store{c: c, prefix: prefix, batch: batcher{c: c}}
 }
 
 // keys returns the document hash and the history stream of a thread.
@@ -73,7 +74,9 @@ func (s *Store) Load(ctx context.Context, threadID string) (*state.Thread, state
 	if err != nil {
 		return nil, state.NoRevision, fmt.Errorf("%w: %w", state.ErrUnavailable, err)
 	}
-	vals, err := s.c.HMGet(ctx, key, "doc", "rev").Result()
+	lc := &loadCmd{key: key}
+	s.batch.do(lc)
+	vals, err := lc.cmd.Result()
 	if err != nil {
 		return nil, state.NoRevision, fmt.Errorf("%w: redis: %w", state.ErrUnavailable, err)
 	}
@@ -103,7 +106,9 @@ func (s *Store) Save(ctx context.Context, t *state.Thread, prev state.Revision) 
 		return state.NoRevision, fmt.Errorf("%w: %w", state.ErrInvalidDocument, err)
 	}
 	owner, _, _ := LeaseKeys(s.prefix, t.ThreadID)
-	res, err := saveScript.Run(ctx, s.c, []string{key, history, owner}, string(prev), data, HistoryLength, state.LeaseOf(ctx)).Slice()
+	sc := &saveCmd{keys: []string{key, history, owner}, args: []any{string(prev), data, HistoryLength, state.LeaseOf(ctx)}}
+	s.batch.do(sc)
+	res, err := sc.cmd.Slice()
 	if err != nil {
 		return state.NoRevision, fmt.Errorf("%w: redis: %w", state.ErrUnavailable, err)
 	}

@@ -86,6 +86,17 @@ func (s *Server) start(t testing.TB) {
 	}
 }
 
+// Pid is the server's process id (0 when it is not running), for
+// benchmarks that report its CPU time.
+func (s *Server) Pid() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
+
 // Kill stops the server with SIGKILL, as a crash would.
 func (s *Server) Kill() {
 	s.mu.Lock()
