@@ -57,7 +57,11 @@ func (e *env) loads(targets []loadTarget, n int, tag string) map[string]loadStat
 			if r.FirstErr != nil && errs[lt.name] == nil {
 				errs[lt.name] = r.FirstErr
 			}
-			fmt.Printf("    round %d %-7s %s, p50 first %s, p99 first %s, failed %d, server CPU %.2f µs/event\n", round+1, lt.name, eps(r.EventsPerSecond()), ms(r.FirstP50), ms(r.FirstP99), r.Failed, perEvent/1000)
+			fmt.Printf("    round %d %-7s %s, p50 first %s, p99 first %s, failed %d, server CPU %.2f µs/event", round+1, lt.name, eps(r.EventsPerSecond()), ms(r.FirstP50), ms(r.FirstP99), r.Failed, perEvent/1000)
+			if lt.storePid != 0 {
+				fmt.Printf(", redis-server %.2f", storePerEvent/1000)
+			}
+			fmt.Println()
 			time.Sleep(500 * time.Millisecond)
 		}
 	}
@@ -99,9 +103,14 @@ func (e *env) sectionA() error {
 	} else if peer != nil {
 		targets = append(targets, loadTarget{name: "peer", t: suite.Target{URL: peer.url + "/", Peer: true}, pid: peer.pid()})
 	}
+	cc, err := createCost(e.base)
+	if err != nil {
+		return err
+	}
 	st := e.loads(targets, e.cfg.runs, "a")
 	reader, peer := st["reader"], st["peer"]
 	n := fmt.Sprintf("(a) %d runs × %d", e.cfg.runs, e.cfg.deltas)
+	e.table.add(row{what: "(a) one new empty file in the state directory's file system (before the runs)", value: fmt.Sprintf("%.0f µs", float64(cc)/1e3)})
 	e.table.add(row{what: n + ": direct A2A reader", value: eps(reader.eps) + ", p99 first " + ms(time.Duration(reader.p99)) + cpuNote(reader, "upstream")})
 	for _, name := range []string{"file", "redis"} {
 		s, ok := st[name]
