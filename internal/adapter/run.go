@@ -114,6 +114,11 @@ func (r *Run) Stream(ctx context.Context, sink Sink) {
 	rs.fail(ctx, err)
 }
 
+// HoldsStart reports whether the run holds RUN_STARTED past its first
+// moment (a guidance run answers it at its end, protocol.md §5.13), so
+// that its stream must send its headers, and heartbeats, before it.
+func (r *Run) HoldsStart() bool { return r.guidance }
+
 func (r *Run) newRunState(sink Sink) *runState {
 	doc := r.a.view(r.t)
 	ex := doc.Execution

@@ -27,9 +27,10 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 	defer h.streams.closed()
 	sw := agui.NewWriter(w, agui.WriterOptions{Heartbeat: h.opts.Heartbeat})
 	defer sw.Close()
-	if err := sw.Start(); err != nil {
-		run.Stream(ctx, sw) // releases the thread; writes fail fast
-		return
+	if run.HoldsStart() {
+		// Its headers and heartbeat leave now. Any other run writes
+		// RUN_STARTED at once, and the headers go in the same write.
+		_ = sw.Start() // on failure Stream's writes fail fast and release the thread
 	}
 	run.Stream(ctx, sw)
 }
