@@ -56,13 +56,18 @@ func (h *Handler) admitRun(w http.ResponseWriter, r *http.Request) (context.Cont
 		writeError(w, lang, http.StatusBadRequest, adapter.CodeInvalidInput, i18n.MsgInputNotObject)
 		return nil, nil, nil
 	}
-	if pl, ok := i18n.Normalize(request.PreferredLanguage(body)); ok {
-		lang = pl
-	}
 	in, err := agui.DecodeRunAgentInput(body)
 	if err != nil {
+		if pl, ok := i18n.Normalize(request.PreferredLanguage(body)); ok {
+			lang = pl
+		}
 		h.envelopeRefused(w, r, lang, err)
 		return nil, nil, nil
+	}
+	// The same member PreferredLanguage would find in body, without
+	// decoding body a second time.
+	if pl, ok := i18n.Normalize(request.ForwardedLanguage(in.ForwardedProps)); ok {
+		lang = pl
 	}
 	ctx, done, ok := h.route(w, r, body, in.ThreadID, lang)
 	if !ok {
