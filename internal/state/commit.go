@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime/debug"
 	"sync"
 )
 
@@ -95,6 +96,7 @@ func (s *FileStore) submit(op *saveOp) error {
 	}
 	c.mu.Unlock()
 	if lead {
+		defer crashOnPanic()
 		s.commit(batch)
 		c.mu.Lock()
 		more := len(c.queue) > 0 || !c.stopLocked()
@@ -105,6 +107,18 @@ func (s *FileStore) submit(op *saveOp) error {
 	}
 	<-op.done
 	return op.err
+}
+
+// crashOnPanic makes a panic of the leader's commit end the process, as
+// one in a committer goroutine does: net/http recovers a handler's panic,
+// which would leave the committer marked running and every later save
+// waiting for ever.
+func crashOnPanic() {
+	if r := recover(); r != nil {
+		stack := debug.Stack()
+		go func() { panic(fmt.Sprintf("state: commit: %v\n%s", r, stack)) }()
+		select {}
+	}
 }
 
 // nextLocked takes the next batch off the queue (nil when it is empty);

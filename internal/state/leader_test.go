@@ -2,8 +2,13 @@ package state
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -169,4 +174,40 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// TestLeaderPanicEndsTheProcess: a panic while a saver commits on its own
+// goroutine is not swallowed by net/http's recovery of a handler (which
+// would leave the committer running and every later save waiting): the
+// process dies with it. The child is this test binary serving one request.
+func TestLeaderPanicEndsTheProcess(t *testing.T) {
+	if os.Getenv("STATE_LEADER_PANIC_CHILD") == "1" {
+		leaderPanicChild(t)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestLeaderPanicEndsTheProcess$")
+	cmd.Env = append(os.Environ(), "STATE_LEADER_PANIC_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Fatalf("child ended with %v, want exit status 2 (panic):\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "panic: state: commit: rename exploded") {
+		t.Fatalf("child output lacks the commit's panic:\n%s", out)
+	}
+}
+
+func leaderPanicChild(t *testing.T) {
+	s := NewFileStore(filepath.Join(t.TempDir(), "agui"))
+	s.rename = func(string, string) error { panic("rename exploded") }
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = s.Save(r.Context(), sampleThread("thread-1"), NoRevision)
+	}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err == nil {
+		resp.Body.Close()
+	}
+	time.Sleep(5 * time.Second) // the process is gone before this ends
+	t.Fatal("the process survived the commit's panic")
 }
