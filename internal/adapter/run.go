@@ -96,13 +96,14 @@ func (r *Run) Stream(ctx context.Context, sink Sink) {
 	}
 	rs := r.newRunState(sink)
 	r.a.obs.RunStarted(rs.kind())
-	r.log.Info("run started", "kind", rs.kind())
 	defer r.release(ctx, rs)
 	rs.buf = append(rs.buf, &agui.RunStarted{ThreadID: r.in.ThreadID, RunID: r.in.RunID, ParentRunID: r.in.ParentRunID})
 	rs.buf = rs.m.ReopenSteps(rs.buf)
 	// RUN_STARTED leaves as soon as the admission is durable, not with the
-	// first A2A frame: a client's turn latency is one durable write.
+	// first A2A frame: a client's turn latency is one durable write. The
+	// log line's write comes after it.
 	err := rs.flush()
+	r.log.Info("run started", "kind", rs.kind())
 	if err == nil && r.resume {
 		err = rs.resume(ctx)
 	} else if err == nil {
@@ -113,6 +114,11 @@ func (r *Run) Stream(ctx context.Context, sink Sink) {
 	}
 	rs.fail(ctx, err)
 }
+
+// HoldsStart reports whether the run holds RUN_STARTED past its first
+// moment (a guidance run answers it at its end, protocol.md §5.13), so
+// that its stream must send its headers, and heartbeats, before it.
+func (r *Run) HoldsStart() bool { return r.guidance }
 
 func (r *Run) newRunState(sink Sink) *runState {
 	doc := r.a.view(r.t)

@@ -104,7 +104,8 @@ func NewWriter(w http.ResponseWriter, opts WriterOptions) *Writer {
 
 // Start writes status 200 with the SSE headers, flushes them and starts
 // the heartbeat. Calling it again is a no-op that returns the remembered
-// error, if any.
+// error, if any. Without Start, the first Write or WriteBatch sends the
+// headers in the same write as its frames.
 func (w *Writer) Start() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -112,11 +113,21 @@ func (w *Writer) Start() error {
 }
 
 func (w *Writer) startLocked() error {
+	if fresh, err := w.beginLocked(); !fresh || err != nil {
+		return err
+	}
+	return w.flushHeadersLocked()
+}
+
+// beginLocked writes the status and headers without flushing them and
+// starts the heartbeat; fresh reports that this call wrote them, so that
+// the caller flushes them, with its frames or alone (flushHeadersLocked).
+func (w *Writer) beginLocked() (fresh bool, err error) {
 	if w.closed {
-		return ErrWriterClosed
+		return false, ErrWriterClosed
 	}
 	if w.started || w.err != nil {
-		return w.err
+		return false, w.err
 	}
 	w.started = true
 	h := w.w.Header()
@@ -126,13 +137,20 @@ func (w *Writer) startLocked() error {
 	h.Set("Connection", "keep-alive")
 	w.clearDeadline()
 	w.w.WriteHeader(http.StatusOK)
-	if err := w.rc.Flush(); err != nil {
-		return w.fail(err)
-	}
 	w.lastWritten = time.Now()
 	if w.hb > 0 {
 		w.timer = time.AfterFunc(w.hb, w.beat)
 	}
+	return true, nil
+}
+
+// flushHeadersLocked flushes the headers beginLocked wrote when no frame
+// goes with them.
+func (w *Writer) flushHeadersLocked() error {
+	if err := w.rc.Flush(); err != nil {
+		return w.fail(err)
+	}
+	w.lastWritten = time.Now()
 	return nil
 }
 
@@ -142,15 +160,27 @@ func (w *Writer) startLocked() error {
 func (w *Writer) Write(ev Event) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if err := w.startLocked(); err != nil {
+	fresh, err := w.beginLocked()
+	if err != nil {
 		return err
 	}
 	buf, err := appendFrame(w.take(), w.stamp(), ev)
 	w.buf = buf
 	if err != nil {
-		return err
+		return w.headersOnly(fresh, err)
 	}
 	return w.flushBufLocked()
+}
+
+// headersOnly flushes the headers a write began (fresh) but could not
+// send with a frame, and returns err, the write's own error.
+func (w *Writer) headersOnly(fresh bool, err error) error {
+	if fresh {
+		if ferr := w.flushHeadersLocked(); err == nil {
+			err = ferr
+		}
+	}
+	return err
 }
 
 // WriteBatch writes several frames with one flush. If any event cannot be
@@ -158,8 +188,12 @@ func (w *Writer) Write(ev Event) error {
 func (w *Writer) WriteBatch(evs []Event) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if err := w.appendBatchLocked(evs); err != nil || len(w.buf) == 0 {
+	fresh, err := w.beginLocked()
+	if err != nil {
 		return err
+	}
+	if err := w.appendBatchLocked(evs); err != nil || len(w.buf) == 0 {
+		return w.headersOnly(fresh, err)
 	}
 	return w.flushBufLocked()
 }

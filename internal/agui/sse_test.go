@@ -469,3 +469,55 @@ func TestWriterBatchSoonBounded(t *testing.T) {
 		t.Fatalf("got %.80q", got)
 	}
 }
+
+// callLog is a flushable ResponseWriter that records the calls it gets.
+type callLog struct {
+	h     http.Header
+	calls []string
+}
+
+func (c *callLog) Header() http.Header { return c.h }
+func (c *callLog) Write(b []byte) (int, error) {
+	c.calls = append(c.calls, "write "+string(b))
+	return len(b), nil
+}
+func (c *callLog) WriteHeader(code int) { c.calls = append(c.calls, fmt.Sprintf("header %d", code)) }
+func (c *callLog) Flush()               { c.calls = append(c.calls, "flush") }
+
+func TestWriterHeadersGoWithTheFirstFrame(t *testing.T) {
+	frame := `write data: {"type":"RUN_STARTED","timestamp":1767225600000,"threadId":"t","runId":"r"}` + "\n\n"
+	started := &RunStarted{ThreadID: "t", RunID: "r"}
+
+	// No Start: the first batch carries the headers, one flush.
+	c := &callLog{h: http.Header{}}
+	w := NewWriter(c, WriterOptions{Now: fixedNow, Heartbeat: -1})
+	mustNil(t, w.WriteBatch([]Event{started}))
+	want := []string{"header 200", frame, "flush"}
+	if fmt.Sprint(c.calls) != fmt.Sprint(want) {
+		t.Fatalf("calls %q, want %q", c.calls, want)
+	}
+	if got := c.h.Get("Content-Type"); got != "text/event-stream" {
+		t.Fatalf("Content-Type %q", got)
+	}
+
+	// Start flushes the headers alone, before any frame.
+	c = &callLog{h: http.Header{}}
+	w = NewWriter(c, WriterOptions{Now: fixedNow, Heartbeat: -1})
+	mustNil(t, w.Start())
+	mustNil(t, w.Write(started))
+	want = []string{"header 200", "flush", frame, "flush"}
+	if fmt.Sprint(c.calls) != fmt.Sprint(want) {
+		t.Fatalf("calls %q, want %q", c.calls, want)
+	}
+
+	// A first batch that cannot be encoded still sends the headers.
+	c = &callLog{h: http.Header{}}
+	w = NewWriter(c, WriterOptions{Now: fixedNow, Heartbeat: -1})
+	if err := w.WriteBatch([]Event{&StepStarted{StepName: "a"}, nil}); !errors.Is(err, ErrInvalidEvent) {
+		t.Fatalf("WriteBatch = %v, want ErrInvalidEvent", err)
+	}
+	want = []string{"header 200", "flush"}
+	if fmt.Sprint(c.calls) != fmt.Sprint(want) {
+		t.Fatalf("calls %q, want %q", c.calls, want)
+	}
+}

@@ -184,5 +184,13 @@ func TestPreferredLanguage(t *testing.T) {
 		if got := PreferredLanguage(json.RawMessage(body)); got != want {
 			t.Errorf("PreferredLanguage(%s) = %q, want %q", body, got, want)
 		}
+		// The server takes it from the decoded body's member.
+		var top map[string]json.RawMessage
+		if json.Unmarshal([]byte(body), &top) != nil {
+			continue
+		}
+		if got := ForwardedLanguage(top["forwardedProps"]); got != want {
+			t.Errorf("ForwardedLanguage of %s = %q, want %q", body, got, want)
+		}
 	}
 }

@@ -6,7 +6,12 @@ import "encoding/json"
 // its snake_case spelling) from a body that has not been validated yet.
 // It returns "" when the value is absent or not a string.
 func PreferredLanguage(raw json.RawMessage) string {
-	fp := member(raw, "forwardedProps")
+	return ForwardedLanguage(member(raw, "forwardedProps"))
+}
+
+// ForwardedLanguage is PreferredLanguage given the body's forwardedProps
+// member, for a caller that has decoded the body already.
+func ForwardedLanguage(fp json.RawMessage) string {
 	ic := member(fp, fTop...)
 	v := member(ic, fLang...)
 	var s string

@@ -27,9 +27,10 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 	defer h.streams.closed()
 	sw := agui.NewWriter(w, agui.WriterOptions{Heartbeat: h.opts.Heartbeat})
 	defer sw.Close()
-	if err := sw.Start(); err != nil {
-		run.Stream(ctx, sw) // releases the thread; writes fail fast
-		return
+	if run.HoldsStart() {
+		// Its headers and heartbeat leave now. Any other run writes
+		// RUN_STARTED at once, and the headers go in the same write.
+		_ = sw.Start() // on failure Stream's writes fail fast and release the thread
 	}
 	run.Stream(ctx, sw)
 }
@@ -55,13 +56,18 @@ func (h *Handler) admitRun(w http.ResponseWriter, r *http.Request) (context.Cont
 		writeError(w, lang, http.StatusBadRequest, adapter.CodeInvalidInput, i18n.MsgInputNotObject)
 		return nil, nil, nil
 	}
-	if pl, ok := i18n.Normalize(request.PreferredLanguage(body)); ok {
-		lang = pl
-	}
 	in, err := agui.DecodeRunAgentInput(body)
 	if err != nil {
+		if pl, ok := i18n.Normalize(request.PreferredLanguage(body)); ok {
+			lang = pl
+		}
 		h.envelopeRefused(w, r, lang, err)
 		return nil, nil, nil
+	}
+	// The same member PreferredLanguage would find in body, without
+	// decoding body a second time.
+	if pl, ok := i18n.Normalize(request.ForwardedLanguage(in.ForwardedProps)); ok {
+		lang = pl
 	}
 	ctx, done, ok := h.route(w, r, body, in.ThreadID, lang)
 	if !ok {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime/debug"
 	"sync"
 )
 
@@ -34,8 +35,8 @@ type saveOp struct {
 }
 
 // committer is the group commit of a FileStore (protocol.md §8.5). Saves
-// queue here; one goroutine at a time takes everything queued and commits
-// it as a batch: compare every revision, write every temporary file, fsync
+// queue here; one goroutine at a time (the first saver of a burst, then a
+// drain goroutine) takes everything queued and commits it as a batch: compare every revision, write every temporary file, fsync
 // them together, rename them, fsync the directory once. Under many
 // concurrent saves the file system then sees a few callers doing
 // sequential work instead of a thread per save contending for the same
@@ -78,19 +79,75 @@ func (c *committer) idleCond() *sync.Cond {
 	return c.idle
 }
 
-// submit queues op and waits until its batch is committed.
+// submit queues op and waits until its batch is committed. The first
+// saver of a burst leads: it commits the first batch on its own goroutine,
+// so a lone save costs no hand-off between goroutines, and leaves what
+// queued meanwhile to a drain goroutine, so that it waits for no one
+// else's batch. Savers that find a batch running queue behind it.
 func (s *FileStore) submit(op *saveOp) error {
 	c := &s.commits
 	c.mu.Lock()
 	c.queue = append(c.queue, op)
-	start := !c.running
+	lead := !c.running
 	c.running = true
+	var batch []*saveOp
+	if lead {
+		batch = c.nextLocked()
+	}
 	c.mu.Unlock()
-	if start {
-		go s.drain()
+	if lead {
+		defer crashOnPanic()
+		s.commit(batch)
+		c.mu.Lock()
+		more := len(c.queue) > 0 || !c.stopLocked()
+		c.mu.Unlock()
+		if more {
+			go s.drain()
+		}
 	}
 	<-op.done
 	return op.err
+}
+
+// crashOnPanic makes a panic of the leader's commit end the process, as
+// one in a committer goroutine does: net/http recovers a handler's panic,
+// which would leave the committer marked running and every later save
+// waiting for ever.
+func crashOnPanic() {
+	if r := recover(); r != nil {
+		stack := debug.Stack()
+		go func() { panic(fmt.Sprintf("state: commit: %v\n%s", r, stack)) }()
+		select {}
+	}
+}
+
+// nextLocked takes the next batch off the queue (nil when it is empty);
+// the caller holds c.mu.
+func (c *committer) nextLocked() []*saveOp {
+	n := min(len(c.queue), maxBatch)
+	if n == 0 {
+		return nil
+	}
+	batch := c.queue[:n:n]
+	c.queue = c.queue[n:]
+	return batch
+}
+
+// stopLocked ends a burst once the queue is empty: false when spares are
+// to be made first (the drain goroutine makes them), true when the
+// committer stopped. The caller holds c.mu.
+func (c *committer) stopLocked() bool {
+	c.spares.idle()
+	if !c.closed && c.spares.wantMore() {
+		return false
+	}
+	c.running = false
+	c.queue = nil
+	if c.closed {
+		c.spares.release()
+	}
+	c.idleCond().Broadcast()
+	return true
 }
 
 // drain commits batches until the queue is empty.
@@ -98,28 +155,19 @@ func (s *FileStore) drain() {
 	c := &s.commits
 	for {
 		c.mu.Lock()
-		n := min(len(c.queue), maxBatch)
-		if n == 0 {
-			c.spares.idle()
-			if !c.closed && c.spares.wantMore() {
-				// Idle: make one spare for the next burst, then look at
-				// the queue again, so a save never waits for more than
-				// one create.
+		batch := c.nextLocked()
+		if batch == nil {
+			if c.stopLocked() {
 				c.mu.Unlock()
-				c.spares.prefill()
-				continue
+				return
 			}
-			c.running = false
-			c.queue = nil
-			if c.closed {
-				c.spares.release()
-			}
-			c.idleCond().Broadcast()
+			// Idle: make one spare for the next burst, then look at the
+			// queue again, so a save never waits for more than one
+			// create.
 			c.mu.Unlock()
-			return
+			c.spares.prefill()
+			continue
 		}
-		batch := c.queue[:n:n]
-		c.queue = c.queue[n:]
 		c.mu.Unlock()
 		s.commit(batch)
 	}
@@ -261,7 +309,8 @@ func (s *FileStore) compare(batch []*saveOp) []*target {
 
 // writeTemps writes each target's new document, one after another, and
 // fsyncs those of durable targets and every spare in syncWorkers
-// goroutines while it goes on writing; each file is closed once synced, so
+// goroutines while it goes on writing (the last one itself: nothing is
+// left to write); each file is closed once synced, so
 // a batch holds at most syncWorkers files open (a server at its descriptor
 // limit must not fail saves for the batch's sake). A spare is always
 // fsynced: it is an old file overwritten in place, and nothing orders an
@@ -274,13 +323,19 @@ func (s *FileStore) writeTemps(order []*target) {
 	sp := &s.commits.spares
 	open := make(chan struct{}, syncWorkers)
 	var wg sync.WaitGroup
-	for _, t := range order {
+	for i, t := range order {
 		open <- struct{}{}
 		if t.tmp, t.f, t.spare = sp.take(t.data); !t.spare {
 			t.tmp, t.f, t.err = openTemp(t.path, t.data)
 		}
 		if t.err != nil || !(t.durable || t.spare) {
 			t.closeFile(nil)
+			<-open
+			continue
+		}
+		if i == len(order)-1 {
+			// Nothing left to write: no goroutine to wait for.
+			t.closeFile(t.f.Sync())
 			<-open
 			continue
 		}
