@@ -139,8 +139,8 @@ func (m *Metrics) RunEnded(kind, outcome, code string, events int, d time.Durati
 	if events > 0 {
 		m.events.Add(float64(events))
 	}
-	// Last: a scrape that sees the run gone from the gauge also sees it
-	// counted.
+	// Last, though a scrape may still see the gauge's decrement without
+	// the counts above: the registry collects its metrics concurrently.
 	m.active.Dec()
 }
 
