@@ -150,10 +150,17 @@ func ensureClient(t *testing.T) {
 func TestOfficialClient(t *testing.T) {
 	ensureClient(t)
 	s := startServer(t, "")
+	runOfficialClient(t, s.URL, filepath.Join(s.Root, "workspace"))
+}
+
+// runOfficialClient runs run.mjs against the adapter at url and checks
+// every scenario's result line.
+func runOfficialClient(t *testing.T, url, cwd string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", "run.mjs")
-	cmd.Env = append(os.Environ(), "AGUI_URL="+s.URL, "AGUI_CWD="+filepath.Join(s.Root, "workspace"))
+	cmd.Env = append(os.Environ(), "AGUI_URL="+url, "AGUI_CWD="+cwd)
 	out, err := cmd.CombinedOutput()
 	passed := 0
 	sc := bufio.NewScanner(bytes.NewReader(out))

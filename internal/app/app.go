@@ -171,6 +171,7 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	if err := srv.Shutdown(sctx); err != nil {
 		_ = srv.Close()
 	}
+	h.Drain(sctx) // the parked streams, which Shutdown does not see
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"time"
@@ -19,17 +20,20 @@ import (
 func (h *Handler) serveLogged(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	r, id := withRequestID(w, r)
-	sw := &statusWriter{ResponseWriter: w}
+	sw := &statusWriter{ResponseWriter: w, id: id, start: start}
 	h.mux.ServeHTTP(sw, r)
+	if sw.parked {
+		return // the parked stream writes the line when it ends (park.go)
+	}
 	status := sw.status
 	if status == 0 {
 		status = http.StatusOK // the handler wrote nothing: net/http sends 200
 	}
-	h.logRequest(r, id, status, start, sw.bytes)
+	h.logAccess(newAccessEntry(r, sw), status, sw.bytes)
 }
 
 // withRequestID gives r its id and echoes it in the response; apart from
-// serveLogged for the same reason as logRequest.
+// serveLogged for the same reason as logAccess.
 //
 //go:noinline
 func withRequestID(w http.ResponseWriter, r *http.Request) (*http.Request, string) {
@@ -38,26 +42,42 @@ func withRequestID(w http.ResponseWriter, r *http.Request) (*http.Request, strin
 	return r.WithContext(reqid.With(r.Context(), id)), id
 }
 
-// logRequest is apart from serveLogged so that its attributes' 700 bytes
+// accessEntry is what an access-log line tells of a request besides its
+// answer; a parked stream keeps it instead of the request.
+type accessEntry struct {
+	ctx                       context.Context // carries the request id for the log handler
+	id, method, route, remote string
+	start                     time.Time
+}
+
+// newAccessEntry reads r after the mux matched it (the mux records the
+// pattern on r, so the route costs no second lookup). w is the request's
+// statusWriter, or nil.
+func newAccessEntry(r *http.Request, w *statusWriter) accessEntry {
+	e := accessEntry{ctx: r.Context(), method: r.Method, route: routeOf(r.Pattern), remote: r.RemoteAddr, start: time.Now()}
+	if w != nil {
+		e.id, e.start = w.id, w.start
+	}
+	return e
+}
+
+// logAccess is apart from serveLogged so that its attributes' 700 bytes
 // of stack are not held under every open stream's handler (a handler
 // stack that reaches 8 KiB doubles and never shrinks back).
 //
 //go:noinline
-func (h *Handler) logRequest(r *http.Request, id string, status int, start time.Time, bytes int64) {
-	// The mux records the matched pattern on r, so the route costs no
-	// second lookup.
-	route := routeOf(r.Pattern)
+func (h *Handler) logAccess(e accessEntry, status int, bytes int64) {
 	if h.opts.Metrics != nil {
-		h.opts.Metrics.ObserveHTTP(route, status)
+		h.opts.Metrics.ObserveHTTP(e.route, status)
 	}
-	h.log.LogAttrs(r.Context(), slog.LevelInfo, "http request",
-		slog.String("requestId", id),
-		slog.String("method", r.Method),
-		slog.String("route", route),
+	h.log.LogAttrs(e.ctx, slog.LevelInfo, "http request",
+		slog.String("requestId", e.id),
+		slog.String("method", e.method),
+		slog.String("route", e.route),
 		slog.Int("status", status),
-		slog.Float64("durationMs", float64(time.Since(start).Microseconds())/1000),
+		slog.Float64("durationMs", float64(time.Since(e.start).Microseconds())/1000),
 		slog.Int64("bytes", bytes),
-		slog.String("remote", r.RemoteAddr),
+		slog.String("remote", e.remote),
 	)
 }
 
@@ -68,6 +88,9 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+	id     string
+	start  time.Time
+	parked bool // the handler parked its stream (park.go)
 }
 
 func (w *statusWriter) WriteHeader(code int) {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -38,6 +39,8 @@ type env struct {
 	Metrics  *metrics.Metrics
 	agentURL string
 	opts     envOptions
+	// Handler is the adapter's HTTP handler (Drain).
+	Handler *server.Handler
 }
 
 type envOptions struct {
@@ -54,6 +57,10 @@ type envOptions struct {
 	roots []string
 	// copilotKit turns on --compat copilotkit.
 	copilotKit bool
+	// parkAbove is server.Options.ParkAbove (0: the default).
+	parkAbove int
+	// logger, when set, is the server's logger.
+	logger *slog.Logger
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -97,7 +104,9 @@ func (e *env) serve(t *testing.T) {
 		MaxCachedThreads: e.opts.maxCached,
 		CopilotKitCompat: e.opts.copilotKit,
 	})
-	h := server.New(server.Options{Adapter: ad, AuthToken: e.opts.authToken, Version: "test", Heartbeat: e.opts.heartbeat, Metrics: e.Metrics, BodyTimeout: e.opts.bodyTimeout})
+	h := server.New(server.Options{Adapter: ad, AuthToken: e.opts.authToken, Version: "test", Heartbeat: e.opts.heartbeat, Metrics: e.Metrics, BodyTimeout: e.opts.bodyTimeout,
+		ParkAbove: e.opts.parkAbove, Logger: e.opts.logger})
+	e.Handler = h
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	e.URL = srv.URL + "/"

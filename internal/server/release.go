@@ -40,6 +40,13 @@ func (c *streamCount) opened() {
 	c.mu.Unlock()
 }
 
+// count is the number of open run streams.
+func (c *streamCount) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.open
+}
+
 func (c *streamCount) closed() {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"runtime/debug"
 	"unicode/utf8"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
@@ -22,9 +24,20 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 	if run == nil {
 		return
 	}
-	defer done()
 	h.streams.opened()
+	if h.parkable(r) {
+		if p := h.park(w, r, ctx); p != nil {
+			go h.streamParked(p, run, done)
+			return
+		}
+	}
+	defer done()
 	defer h.streams.closed()
+	h.stream(ctx, w, run)
+}
+
+// stream writes the admitted run's SSE stream to w.
+func (h *Handler) stream(ctx context.Context, w http.ResponseWriter, run *adapter.Run) {
 	sw := agui.NewWriter(w, agui.WriterOptions{Heartbeat: h.opts.Heartbeat})
 	defer sw.Close()
 	if run.HoldsStart() {
@@ -33,6 +46,24 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 		_ = sw.Start() // on failure Stream's writes fail fast and release the thread
 	}
 	run.Stream(ctx, sw)
+}
+
+// streamParked is stream for a parked connection, on a goroutine of its
+// own: done and the stream count are settled when the response has ended.
+func (h *Handler) streamParked(p *parkedStream, run *adapter.Run, done func()) {
+	defer done()
+	defer h.streams.closed()
+	defer func() {
+		// net/http recovers a handler's panic and closes its connection;
+		// a parked stream's goroutine must not take the process down
+		// where a handler would not.
+		if v := recover(); v != nil {
+			h.log.Error("panic serving a parked run stream", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			p.abort()
+		}
+	}()
+	h.stream(p.ctx, p, run)
+	p.end()
 }
 
 // admitRun runs the checks and the admission; it answers a refusal itself

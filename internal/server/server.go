@@ -45,6 +45,11 @@ type Options struct {
 	// handler starts, to deliver its body (60 s when zero). It is lifted
 	// once the body is read, so that long SSE responses are never cut.
 	BodyTimeout time.Duration
+	// ParkAbove is how many run streams may be open before a new one is
+	// parked: its connection leaves net/http and is closed after the
+	// stream (park.go). Zero means 256; a negative value parks every
+	// stream.
+	ParkAbove int
 }
 
 // Route patterns; the request counter labels requests by them.
@@ -65,6 +70,8 @@ type Handler struct {
 	log  *slog.Logger
 	// streams counts open run streams (release.go).
 	streams streamCount
+	// parked are the streams that left net/http (park.go).
+	parked parkedSet
 }
 
 // New returns the adapter's HTTP handler.
