@@ -4,7 +4,9 @@
 // envelope), the JSON error envelope, the SSE response, the health and
 // metrics routes, the mounting of the browser console (internal/console)
 // and the redirect of a browser's GET / to it, the per-route request
-// counter, the request id (X-Request-Id) and the access log, and the
+// counter, the request id (X-Request-Id) and the access log, the
+// connections of parked run streams (hijacked from net/http while many
+// streams are open, written and watched here, protocol.md §4.1), and the
 // server's timeouts and graceful shutdown (protocol.md §2, §7.1).
 //
 // It hands admitted requests to the adapter package and must not interpret
