@@ -21,12 +21,18 @@ import (
 // a later stream that got the same descriptor number; forget removes the
 // registration before the stream closes its connection.
 type hangups struct {
-	once  sync.Once
-	epfd  int // -1 when epoll is not available
-	mu    sync.Mutex
-	next  uint64
-	byID  map[uint64]*parkedStream
-	fdsOf map[uint64]int
+	once sync.Once
+	epfd int // -1 when epoll is not available
+	mu   sync.Mutex
+	next uint64
+	// byID holds the registered streams; it is dropped when it empties,
+	// since a map keeps its largest size (a burst's) otherwise.
+	byID map[uint64]registration
+}
+
+type registration struct {
+	p  *parkedStream
+	fd int
 }
 
 var watcher = &hangups{}
@@ -45,26 +51,28 @@ func (w *hangups) watch(p *parkedStream) bool {
 	if err != nil {
 		return false
 	}
+	// Registered before the descriptor is added: a hang-up reported at
+	// once must find its stream.
 	w.mu.Lock()
 	w.next++
 	id := w.next
-	w.byID[id] = p
+	if w.byID == nil {
+		w.byID = map[uint64]registration{}
+	}
+	w.byID[id] = registration{p: p, fd: -1}
 	w.mu.Unlock()
-	var fd int
 	var cerr error
-	if err := rc.Control(func(u uintptr) {
-		fd = int(u)
-		ev := unix.EpollEvent{Events: unix.EPOLLRDHUP | unix.EPOLLONESHOT, Fd: int32(id), Pad: int32(id >> 32)}
-		cerr = unix.EpollCtl(w.epfd, unix.EPOLL_CTL_ADD, fd, &ev)
-	}); err != nil || cerr != nil {
+	err = rc.Control(func(u uintptr) {
 		w.mu.Lock()
-		delete(w.byID, id)
+		w.byID[id] = registration{p: p, fd: int(u)}
 		w.mu.Unlock()
+		ev := unix.EpollEvent{Events: unix.EPOLLRDHUP | unix.EPOLLONESHOT, Fd: int32(id), Pad: int32(id >> 32)}
+		cerr = unix.EpollCtl(w.epfd, unix.EPOLL_CTL_ADD, int(u), &ev)
+	})
+	if err != nil || cerr != nil {
+		w.drop(id)
 		return false
 	}
-	w.mu.Lock()
-	w.fdsOf[id] = fd
-	w.mu.Unlock()
 	p.hangupID = id
 	return true
 }
@@ -74,14 +82,21 @@ func (w *hangups) forget(p *parkedStream) {
 	if p.hangupID == 0 {
 		return
 	}
-	w.mu.Lock()
-	fd, ok := w.fdsOf[p.hangupID]
-	delete(w.byID, p.hangupID)
-	delete(w.fdsOf, p.hangupID)
-	w.mu.Unlock()
-	if ok {
-		_ = unix.EpollCtl(w.epfd, unix.EPOLL_CTL_DEL, fd, nil)
+	if r, ok := w.drop(p.hangupID); ok && r.fd >= 0 {
+		_ = unix.EpollCtl(w.epfd, unix.EPOLL_CTL_DEL, r.fd, nil)
 	}
+}
+
+// drop removes the registration id and returns it.
+func (w *hangups) drop(id uint64) (registration, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r, ok := w.byID[id]
+	delete(w.byID, id)
+	if len(w.byID) == 0 {
+		w.byID = nil
+	}
+	return r, ok
 }
 
 func (w *hangups) start() {
@@ -91,8 +106,6 @@ func (w *hangups) start() {
 		return
 	}
 	w.epfd = fd
-	w.byID = map[uint64]*parkedStream{}
-	w.fdsOf = map[uint64]int{}
 	go w.loop()
 }
 
@@ -111,10 +124,10 @@ func (w *hangups) loop() {
 		for _, ev := range events[:n] {
 			id := uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32
 			w.mu.Lock()
-			p := w.byID[id]
+			r := w.byID[id]
 			w.mu.Unlock()
-			if p != nil {
-				p.cancel()
+			if r.p != nil {
+				r.p.cancel()
 			}
 		}
 	}

@@ -233,8 +233,6 @@ func (s *parkedSet) add(p *parkedStream) {
 	defer s.mu.Unlock()
 	if s.set == nil {
 		s.set = map[*parkedStream]struct{}{}
-	}
-	if len(s.set) == 0 {
 		s.done = make(chan struct{})
 	}
 	s.set[p] = struct{}{}
@@ -247,6 +245,7 @@ func (s *parkedSet) remove(p *parkedStream) {
 	if len(s.set) == 0 && s.done != nil {
 		close(s.done)
 		s.done = nil
+		s.set = nil // a map keeps its largest size (a burst's) otherwise
 	}
 }
 
