@@ -212,5 +212,9 @@ func isJSON(ct string) bool {
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
-// CloseIdleConnections closes the upstream connections no call is using.
-func (c *Client) CloseIdleConnections() { c.hc.CloseIdleConnections() }
+// CloseIdleConnections closes the upstream connections no call is using
+// and drops the free stream buffers kept for the next calls.
+func (c *Client) CloseIdleConnections() {
+	c.hc.CloseIdleConnections()
+	dropFreeBufs()
+}
