@@ -5,10 +5,11 @@ import (
 	"sync"
 )
 
-// The SSE readers' buffers (4 to 64 KiB by doubling) are kept in bounded
-// free lists rather than sync.Pools: a sync.Pool is emptied by every other collection, and under
-// 1,000 concurrent runs the collector runs every few milliseconds, so each
-// run grew a fresh buffer from 4 to 64 KiB (docs/benchmarks.md).
+// The SSE readers' buffers (4 to 64 KiB by doubling) and the lean
+// connections' head readers (lean.go) are kept in bounded free lists
+// rather than sync.Pools: a sync.Pool is emptied by every other
+// collection, and under 1,000 concurrent runs the collector runs every
+// few milliseconds, so each run grew a fresh buffer from 4 to 64 KiB.
 const freeBufBytes = 16 << 20 // bytes kept in free buffers at most
 
 var freeBufs struct {
@@ -64,4 +65,7 @@ func dropFreeBufs() {
 	freeBufs.lists = [5][][]byte{}
 	freeBufs.bytes = 0
 	freeBufs.mu.Unlock()
+	headReaders.mu.Lock()
+	headReaders.free = nil
+	headReaders.mu.Unlock()
 }
