@@ -26,6 +26,7 @@ type Client struct {
 	base     string // ends with "/"
 	token    string
 	hc       *http.Client
+	lean     *leanPool // streaming calls' own connections; nil with WithHTTPClient
 	idle     time.Duration
 	maxFrame int
 }
@@ -76,6 +77,7 @@ func New(baseURL, token string, opts ...Option) *Client {
 	}
 	if c.hc == nil {
 		c.hc = newHTTPClient()
+		c.lean = newLeanPool()
 	}
 	return c
 }
@@ -145,7 +147,12 @@ func (c *Client) do(ctx context.Context, method, url string, body []byte, stream
 	if id := reqid.From(ctx); id != "" {
 		h[reqid.Header] = []string{id}
 	}
-	resp, err := c.hc.Do(req)
+	var resp *http.Response
+	if stream && c.leanFor(req) {
+		resp, err = c.lean.roundTrip(ctx, req)
+	} else {
+		resp, err = c.hc.Do(req)
+	}
 	if err != nil {
 		wd.stop()
 		err = ctxCause(ctx, err)
@@ -155,6 +162,9 @@ func (c *Client) do(ctx context.Context, method, url string, body []byte, stream
 	cl := &call{resp: resp, body: wd.reader(resp.Body), ctx: ctx}
 	cl.done = func() {
 		wd.stop()
+		if lb, ok := resp.Body.(*leanBody); ok {
+			lb.finish()
+		}
 		cancel(ErrStreamClosed)
 		resp.Body.Close()
 	}
@@ -212,5 +222,12 @@ func isJSON(ct string) bool {
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
-// CloseIdleConnections closes the upstream connections no call is using.
-func (c *Client) CloseIdleConnections() { c.hc.CloseIdleConnections() }
+// CloseIdleConnections closes the upstream connections no call is using
+// and drops the free stream buffers kept for the next calls.
+func (c *Client) CloseIdleConnections() {
+	c.hc.CloseIdleConnections()
+	if c.lean != nil {
+		c.lean.closeIdle()
+	}
+	dropFreeBufs()
+}

@@ -3,8 +3,6 @@ package a2a
 import (
 	"bytes"
 	"io"
-	"math/bits"
-	"sync"
 )
 
 // An SSE reader starts with a small buffer, since a stream mostly waits
@@ -14,39 +12,12 @@ import (
 //
 // A stream that has read everything the network had gives its buffer back
 // to a pool and waits with a small read of its own: an open stream that is
-// waiting holds idleRead bytes instead of 4 to 64 KiB.
+// waiting holds idleRead bytes instead of 4 to 64 KiB (bufs.go).
 const (
 	sseInitialBuffer = 4 << 10
 	sseBurstBuffer   = 64 << 10
 	idleRead         = 256
 )
-
-// bufPools hold released buffers by size: sseInitialBuffer << i, up to
-// sseBurstBuffer.
-var bufPools [5]sync.Pool
-
-// getBuf returns a buffer of n bytes, pooled when n is one of the sizes.
-func getBuf(n int) []byte {
-	if i, ok := poolIndex(n); ok {
-		if b, ok := bufPools[i].Get().(*[]byte); ok {
-			return *b
-		}
-	}
-	return make([]byte, n)
-}
-
-func putBuf(b []byte) {
-	if i, ok := poolIndex(len(b)); ok {
-		bufPools[i].Put(&b)
-	}
-}
-
-func poolIndex(n int) (int, bool) {
-	if n < sseInitialBuffer || n > sseBurstBuffer || n&(n-1) != 0 {
-		return 0, false
-	}
-	return bits.TrailingZeros(uint(n / sseInitialBuffer)), true
-}
 
 // sseReader splits a text/event-stream into frames. It accepts CRLF, LF and
 // CR line endings, ignores comment lines (": ping"), joins several data
@@ -88,12 +59,14 @@ func (s *sseReader) next() ([]byte, bool, error) {
 		line, err := s.line()
 		if err != nil {
 			if err == io.EOF && hasData {
+				s.drained()
 				return s.data, isErr, nil
 			}
 			return nil, false, err
 		}
 		if len(line) == 0 {
 			if hasData {
+				s.drained()
 				return s.data, isErr, nil
 			}
 			isErr = false // an event type without data is discarded
@@ -274,6 +247,19 @@ func (s *sseReader) read(p []byte) int {
 	}
 	s.rerr = io.ErrNoProgress
 	return 0
+}
+
+// drained gives the buffer back once everything read is consumed and the
+// last read did not fill it, as waitIdle would before the next read: a
+// stream its caller stops reading after a turn's last frame then holds no
+// buffer, and the next stream reuses it (bufs.go).
+func (s *sseReader) drained() {
+	if s.buf != nil && s.start == s.end && !s.full {
+		s.size = len(s.buf)
+		putBuf(s.buf)
+		s.buf = nil
+		s.start, s.end, s.scanned = 0, 0, 0
+	}
 }
 
 // waitIdle releases the empty buffer, waits for the next bytes in s.small

@@ -7,7 +7,7 @@ import (
 )
 
 // idleCloser is implemented by an upstream whose client keeps idle
-// connections (the A2A client's HTTP pool).
+// connections and free buffers (the A2A client).
 type idleCloser interface {
 	CloseIdleConnections()
 }
