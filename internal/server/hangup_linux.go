@@ -20,11 +20,16 @@ import (
 // carries an id of its own, not the descriptor, so an event never reaches
 // a later stream that got the same descriptor number; forget removes the
 // registration before the stream closes its connection.
+//
+// The epoll instance and its goroutine exist only while streams are
+// parked: the loop ends once nothing has been registered for
+// hangupIdle, and the next parked stream starts another.
 type hangups struct {
-	once sync.Once
-	epfd int // -1 when epoll is not available
-	mu   sync.Mutex
-	next uint64
+	mu      sync.Mutex
+	running bool
+	broken  bool // epoll is not available: streams watch themselves
+	epfd    int  // while running
+	next    uint64
 	// byID holds the registered streams; it is dropped when it empties,
 	// since a map keeps its largest size (a burst's) otherwise.
 	byID map[uint64]registration
@@ -35,14 +40,14 @@ type registration struct {
 	fd int
 }
 
+// hangupIdle is how long the loop waits without registrations before it
+// ends.
+const hangupIdle = 2000 // milliseconds
+
 var watcher = &hangups{}
 
 // watch registers p; false means p must watch its connection itself.
 func (w *hangups) watch(p *parkedStream) bool {
-	w.once.Do(w.start)
-	if w.epfd < 0 {
-		return false
-	}
 	sc, ok := p.conn.(syscall.Conn)
 	if !ok {
 		return false
@@ -51,84 +56,90 @@ func (w *hangups) watch(p *parkedStream) bool {
 	if err != nil {
 		return false
 	}
-	// Registered before the descriptor is added: a hang-up reported at
-	// once must find its stream.
 	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.startLocked() {
+		return false
+	}
 	w.next++
 	id := w.next
-	if w.byID == nil {
-		w.byID = map[uint64]registration{}
-	}
-	w.byID[id] = registration{p: p, fd: -1}
-	w.mu.Unlock()
 	var cerr error
 	err = rc.Control(func(u uintptr) {
-		w.mu.Lock()
-		w.byID[id] = registration{p: p, fd: int(u)}
-		w.mu.Unlock()
 		ev := unix.EpollEvent{Events: unix.EPOLLRDHUP | unix.EPOLLONESHOT, Fd: int32(id), Pad: int32(id >> 32)}
-		cerr = unix.EpollCtl(w.epfd, unix.EPOLL_CTL_ADD, int(u), &ev)
+		if cerr = unix.EpollCtl(w.epfd, unix.EPOLL_CTL_ADD, int(u), &ev); cerr == nil {
+			if w.byID == nil {
+				w.byID = map[uint64]registration{}
+			}
+			w.byID[id] = registration{p: p, fd: int(u)}
+		}
 	})
 	if err != nil || cerr != nil {
-		w.drop(id)
 		return false
 	}
 	p.hangupID = id
 	return true
 }
 
-// forget removes p's registration; the connection is still open.
+// startLocked starts the epoll instance and its loop unless they run.
+func (w *hangups) startLocked() bool {
+	if w.running || w.broken {
+		return w.running
+	}
+	fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		w.broken = true
+		return false
+	}
+	w.epfd, w.running = fd, true
+	go w.loop(fd)
+	return true
+}
+
+// forget removes p's registration; the connection is still open, so its
+// descriptor cannot have been reused.
 func (w *hangups) forget(p *parkedStream) {
 	if p.hangupID == 0 {
 		return
 	}
-	if r, ok := w.drop(p.hangupID); ok && r.fd >= 0 {
-		_ = unix.EpollCtl(w.epfd, unix.EPOLL_CTL_DEL, r.fd, nil)
-	}
-}
-
-// drop removes the registration id and returns it.
-func (w *hangups) drop(id uint64) (registration, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	r, ok := w.byID[id]
-	delete(w.byID, id)
+	r, ok := w.byID[p.hangupID]
+	if !ok {
+		return
+	}
+	delete(w.byID, p.hangupID)
 	if len(w.byID) == 0 {
 		w.byID = nil
 	}
-	return r, ok
+	_ = unix.EpollCtl(w.epfd, unix.EPOLL_CTL_DEL, r.fd, nil)
 }
 
-func (w *hangups) start() {
-	w.epfd = -1
-	fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
-	if err != nil {
-		return
-	}
-	w.epfd = fd
-	go w.loop()
-}
-
-// loop cancels the streams whose client hung up. It runs for the life of
-// the process, as the runtime's own network poller does.
-func (w *hangups) loop() {
+// loop cancels the streams whose client hung up, until nothing has been
+// registered for hangupIdle.
+func (w *hangups) loop(epfd int) {
 	events := make([]unix.EpollEvent, 128)
 	for {
-		n, err := unix.EpollWait(w.epfd, events, -1)
-		if err != nil {
-			if err == unix.EINTR {
-				continue
-			}
+		n, err := unix.EpollWait(epfd, events, hangupIdle)
+		if err != nil && err != unix.EINTR {
+			n = 0 // cannot happen with a valid epfd; end as if idle
+		}
+		w.mu.Lock()
+		if n <= 0 && len(w.byID) == 0 {
+			w.running = false
+			_ = unix.Close(epfd)
+			w.mu.Unlock()
 			return
 		}
-		for _, ev := range events[:n] {
+		var gone []*parkedStream
+		for _, ev := range events[:max(n, 0)] {
 			id := uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32
-			w.mu.Lock()
-			r := w.byID[id]
-			w.mu.Unlock()
-			if r.p != nil {
-				r.p.cancel()
+			if r, ok := w.byID[id]; ok {
+				gone = append(gone, r.p)
 			}
+		}
+		w.mu.Unlock()
+		for _, p := range gone {
+			p.cancel()
 		}
 	}
 }

@@ -27,3 +27,37 @@ func TestHangupForgotten(t *testing.T) {
 		t.Fatal("the registration is still there")
 	}
 }
+
+// TestHangupLoopEnds: the watcher's epoll instance and goroutine end once
+// no stream has been registered for a while, and the next parked stream
+// starts them again.
+func TestHangupLoopEnds(t *testing.T) {
+	srv, cli := tcpPair(t)
+	p := newParked(srv)
+	if !watcher.watch(p) {
+		t.Skip("no shared watcher on this system")
+	}
+	watcher.forget(p)
+	deadline := time.Now().Add(5 * hangupIdle * time.Millisecond) // other tests' streams may still be ending
+	for {
+		watcher.mu.Lock()
+		running := watcher.running
+		watcher.mu.Unlock()
+		if !running {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the watcher still runs with nothing registered")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	p2 := newParked(srv)
+	if !watcher.watch(p2) {
+		t.Fatal("the watcher did not start again")
+	}
+	defer watcher.forget(p2)
+	cli.Close()
+	if !cancelledWithin(p2, 5*time.Second) {
+		t.Fatal("the restarted watcher missed the hang-up")
+	}
+}
