@@ -9,10 +9,12 @@ import (
 
 // releaseAfter is the smallest burst of open run streams whose memory is
 // handed back to the operating system once it is over; releaseDelay lets
-// the closed connections' buffers become garbage first.
+// the closed connections' buffers become garbage first, and spares a
+// burst that follows within seconds from dialling its upstream connections
+// and faulting its pages in again (docs/benchmarks.md).
 const (
 	releaseAfter = 256
-	releaseDelay = 2 * time.Second
+	releaseDelay = 5 * time.Second
 )
 
 // streamCount counts the open run streams. When a burst of at least
