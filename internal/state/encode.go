@@ -1,8 +1,6 @@
 package state
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -62,20 +60,16 @@ func encodeThread(t *Thread) ([]byte, error) {
 	if err := validateForSave(t); err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrInvalidDocument, err.Error())
 	}
-	w := wireOf(t)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(w); err != nil {
+	b, err := appendWire(make([]byte, 0, 1024), wireOf(t))
+	if err != nil {
 		// For example NaN or an unsupported type inside a pending value.
 		return nil, fmt.Errorf("%w: %s", ErrInvalidDocument, err.Error())
 	}
-	if buf.Len() > maxDocumentSize {
+	if len(b) > maxDocumentSize {
 		// Load would refuse it and make the thread unavailable for good.
 		return nil, fmt.Errorf("%w: document exceeds %d bytes", ErrInvalidDocument, maxDocumentSize)
 	}
-	return buf.Bytes(), nil
+	return b, nil
 }
 
 // wireOf builds the normalised wire document of t. It is apart from
