@@ -217,3 +217,33 @@ func TestPoolRefilledAfterBurst(t *testing.T) {
 		t.Fatalf("the second burst created %d files", p.created-created)
 	}
 }
+
+// TestSparesOldestFirst: the file a save swaps out goes to the back of the
+// pool, so a reader that opened it just before keeps an intact copy until
+// every other spare has been used.
+func TestSparesOldestFirst(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), spareDirName)
+	p := &spares{dir: dir}
+	var made []string
+	for range 3 {
+		name, f, ok := p.take([]byte("{}\n"))
+		if !ok {
+			t.Fatal("no spare")
+		}
+		f.Close()
+		made = append(made, name)
+	}
+	for _, name := range made {
+		p.put(name) // oldest first: made[0], then made[1], made[2]
+	}
+	for i := range 3 {
+		name, f, ok := p.take([]byte("{}\n"))
+		if !ok {
+			t.Fatal("no spare")
+		}
+		f.Close()
+		if name != made[i] {
+			t.Fatalf("take %d returned %s, want the oldest, %s", i, filepath.Base(name), filepath.Base(made[i]))
+		}
+	}
+}

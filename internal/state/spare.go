@@ -50,9 +50,12 @@ func (p *spares) take(data []byte) (name string, f *os.File, ok bool) {
 		}
 		p.ready = true
 	}
+	// Oldest first: the spare put back last was a thread's file a moment
+	// ago, and a reader that opened it then may still be reading it. It
+	// is overwritten only after every other spare was used.
 	for len(p.names) > 0 {
-		name = p.names[len(p.names)-1]
-		p.names = p.names[:len(p.names)-1]
+		name = p.names[0]
+		p.names = p.names[1:]
 		if f, err := overwrite(name, data); err == nil {
 			return name, f, true
 		}

@@ -125,16 +125,27 @@ func (s *FileStore) Load(ctx context.Context, threadID string) (*Thread, Revisio
 	if err != nil {
 		return nil, NoRevision, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	data, err := s.read(path)
-	if err != nil {
-		return nil, NoRevision, err
+	for attempt := 1; ; attempt++ {
+		data, err := s.read(path)
+		if err != nil {
+			return nil, NoRevision, err
+		}
+		t, err := decodeThread(data, threadID)
+		if err == nil {
+			return t, revisionOf(data), nil
+		}
+		// A file opened just before a save swapped it out is the old inode,
+		// which the store keeps as a spare and may already be overwriting
+		// (spare.go): a torn read. The name leads to a whole document
+		// again, so only a document that fails every time is broken.
+		if attempt == loadAttempts {
+			return nil, NoRevision, fmt.Errorf("%w: %s: %s", ErrUnavailable, filepath.Base(path), err.Error())
+		}
 	}
-	t, err := decodeThread(data, threadID)
-	if err != nil {
-		return nil, NoRevision, fmt.Errorf("%w: %s: %s", ErrUnavailable, filepath.Base(path), err.Error())
-	}
-	return t, revisionOf(data), nil
 }
+
+// loadAttempts bounds Load's reads of a document that does not decode.
+const loadAttempts = 3
 
 // read returns the stored bytes of path, ErrNotFound, or an error wrapping
 // ErrUnavailable.
