@@ -3,8 +3,6 @@ package state
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -62,15 +60,7 @@ func TestAppendWireFull(t *testing.T) {
 // FuzzAppendWire: for every document Decode accepts, appendWire writes
 // the bytes encoding/json writes.
 func FuzzAppendWire(f *testing.F) {
-	for _, name := range []string{"original-thread-1.json", "original-thread-1.resaved.json"} {
-		data, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
-	base, _ := json.Marshal(baseDoc())
-	f.Add(base)
+	addDocuments(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		th, err := Decode(data, "thread-1")
 		if err != nil {

@@ -12,7 +12,9 @@ import (
 	"testing"
 )
 
-func FuzzLoad(f *testing.F) {
+// addDocuments seeds f with the original's files and the test base
+// document.
+func addDocuments(f *testing.F) {
 	for _, name := range []string{"original-thread-1.json", "original-thread-1.resaved.json"} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
@@ -22,6 +24,10 @@ func FuzzLoad(f *testing.F) {
 	}
 	base, _ := json.Marshal(baseDoc())
 	f.Add(base)
+}
+
+func FuzzLoad(f *testing.F) {
+	addDocuments(f)
 	f.Add([]byte(`{"schemaVersion":1,"threadId":"thread-1"}`))
 	f.Add([]byte(`[{"schemaVersion":1}]`))
 	f.Add([]byte("\xff\xfe"))
