@@ -41,13 +41,12 @@ type parkedStream struct {
 	// hangupID is the stream's registration with the watcher (0: none).
 	hangupID uint64
 
-	mu          sync.Mutex // guards the writes below
-	wroteHead   bool
-	bytes       int64
-	err         error
-	frame       [3][]byte // chunk size line, data, CRLF (one writev)
-	sizeLine    [20]byte
-	unreachable bool // the head could not be written
+	mu        sync.Mutex // guards the writes below
+	wroteHead bool
+	bytes     int64
+	err       error     // the first failed write: later ones return it
+	frame     [4][]byte // head, chunk size line, data, CRLF (one writev)
+	sizeLine  [20]byte
 }
 
 // parkable reports whether a run stream that is about to start should be
@@ -107,10 +106,7 @@ func (p *parkedStream) watch() {
 // writes the access-log line. The run has returned.
 func (p *parkedStream) end() {
 	p.mu.Lock()
-	if p.err == nil && !p.unreachable {
-		if !p.wroteHead {
-			p.writeHeadLocked(nil)
-		}
+	if p.writeLocked(nil) == nil {
 		_, _ = p.conn.Write([]byte("0\r\n\r\n"))
 	}
 	bytes := p.bytes
@@ -148,32 +144,10 @@ func (p *parkedStream) WriteHeader(int) {}
 func (p *parkedStream) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.err != nil {
-		return 0, p.err
-	}
-	if !p.wroteHead {
-		if err := p.writeHeadLocked(b); err != nil {
-			return 0, err
-		}
-		return len(b), nil
-	}
-	if len(b) == 0 {
-		return 0, nil
-	}
-	bufs := net.Buffers(p.chunk(b))
-	if _, err := bufs.WriteTo(p.conn); err != nil {
-		p.err = err
+	if err := p.writeLocked(b); err != nil {
 		return 0, err
 	}
-	p.bytes += int64(len(b))
 	return len(b), nil
-}
-
-// chunk frames b as one chunk of the chunked body.
-func (p *parkedStream) chunk(b []byte) [][]byte {
-	n := strconv.AppendInt(p.sizeLine[:0], int64(len(b)), 16)
-	p.frame = [3][]byte{append(n, '\r', '\n'), b, crlf}
-	return p.frame[:]
 }
 
 // FlushError sends the head when nothing was written yet; a chunk is
@@ -181,13 +155,7 @@ func (p *parkedStream) chunk(b []byte) [][]byte {
 func (p *parkedStream) FlushError() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.err != nil {
-		return p.err
-	}
-	if !p.wroteHead {
-		return p.writeHeadLocked(nil)
-	}
-	return nil
+	return p.writeLocked(nil)
 }
 
 // SetWriteDeadline sets the connection's write deadline.
@@ -195,9 +163,36 @@ func (p *parkedStream) SetWriteDeadline(t time.Time) error {
 	return p.conn.SetWriteDeadline(t)
 }
 
-// writeHeadLocked writes the status line and headers, with first as the
-// first chunk when not empty, in one write.
-func (p *parkedStream) writeHeadLocked(first []byte) error {
+// writeLocked writes b as one chunk (nothing when b is empty), after the
+// status line and headers when they have not gone yet, in one write. The
+// first failure is kept and returned from then on.
+func (p *parkedStream) writeLocked(b []byte) error {
+	if p.err != nil {
+		return p.err
+	}
+	bufs := net.Buffers(p.frame[:0])
+	if !p.wroteHead {
+		bufs = append(bufs, p.head())
+		p.wroteHead = true
+	}
+	if len(b) > 0 {
+		size := strconv.AppendInt(p.sizeLine[:0], int64(len(b)), 16)
+		bufs = append(bufs, append(size, '\r', '\n'), b, crlf)
+	}
+	if len(bufs) == 0 {
+		return nil
+	}
+	if _, err := bufs.WriteTo(p.conn); err != nil {
+		p.err = err
+		return err
+	}
+	p.bytes += int64(len(b))
+	return nil
+}
+
+// head is the status line and headers of the response; the header map is
+// dropped once they are built.
+func (p *parkedStream) head() []byte {
 	h := p.header
 	p.header = nil
 	h.Set("Connection", "close")
@@ -207,17 +202,7 @@ func (p *parkedStream) writeHeadLocked(first []byte) error {
 	head.WriteString("HTTP/1.1 200 OK\r\n")
 	_ = h.Write(&head)
 	head.WriteString("\r\n")
-	bufs := net.Buffers{head.Bytes()}
-	if len(first) > 0 {
-		bufs = append(bufs, p.chunk(first)...)
-	}
-	p.wroteHead = true
-	if _, err := bufs.WriteTo(p.conn); err != nil {
-		p.err, p.unreachable = err, true
-		return err
-	}
-	p.bytes += int64(len(first))
-	return nil
+	return head.Bytes()
 }
 
 // parkedSet tracks the parked streams, so that a shutdown can wait for
