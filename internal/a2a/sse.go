@@ -255,21 +255,24 @@ func (s *sseReader) read(p []byte) int {
 // buffer, and the next stream reuses it (bufs.go).
 func (s *sseReader) drained() {
 	if s.buf != nil && s.start == s.end && !s.full {
+		s.release()
+		s.start, s.end, s.scanned = 0, 0, 0
+	}
+}
+
+// release gives the buffer back, remembering its size for the next one.
+func (s *sseReader) release() {
+	if s.buf != nil {
 		s.size = len(s.buf)
 		putBuf(s.buf)
 		s.buf = nil
-		s.start, s.end, s.scanned = 0, 0, 0
 	}
 }
 
 // waitIdle releases the empty buffer, waits for the next bytes in s.small
 // and moves them into a buffer of the released size.
 func (s *sseReader) waitIdle() {
-	if s.buf != nil {
-		s.size = len(s.buf)
-		putBuf(s.buf)
-		s.buf = nil
-	}
+	s.release()
 	if len(s.data) == 0 {
 		s.data = nil // no frame in progress: the last one's copy can go
 	}
