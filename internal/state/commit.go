@@ -36,16 +36,18 @@ type saveOp struct {
 
 // committer is the group commit of a FileStore (protocol.md §8.5). Saves
 // queue here; one goroutine at a time (the first saver of a burst, then a
-// drain goroutine) takes everything queued and commits it as a batch: compare every revision, write every temporary file, fsync
-// them together, rename them, fsync the directory once. Under many
-// concurrent saves the file system then sees a few callers doing
-// sequential work instead of a thread per save contending for the same
-// directory and journal, and N saves cost about two rounds of fsyncs. A
-// lone save pays what it paid before: one of each step.
+// drain goroutine) takes everything queued and commits it as a batch:
+// compare every revision, write every temporary file, fsync them
+// together, rename them, fsync the directory once. Under many concurrent
+// saves the file system then sees a few callers doing sequential work
+// instead of a thread per save contending for the same directory and
+// journal, and N saves cost about two rounds of fsyncs. A lone save pays
+// what it paid before: one of each step.
 //
 // The committer is the only writer of its store's files, so the compare
 // and the rename need no lock; readers never wait for it (a rename is
-// atomic, they see the old or the new document).
+// atomic, they see the old or the new document; one that opened the file
+// just before a swap holds a spare, see spares and FileStore.Load).
 type committer struct {
 	mu      sync.Mutex
 	queue   []*saveOp
@@ -310,9 +312,9 @@ func (s *FileStore) compare(batch []*saveOp) []*target {
 // writeTemps writes each target's new document, one after another, and
 // fsyncs those of durable targets and every spare in syncWorkers
 // goroutines while it goes on writing (the last one itself: nothing is
-// left to write); each file is closed once synced, so
-// a batch holds at most syncWorkers files open (a server at its descriptor
-// limit must not fail saves for the batch's sake). A spare is always
+// left to write); each file is closed once synced, so a batch holds at
+// most syncWorkers files open (a server at its descriptor limit must not
+// fail saves for the batch's sake). A spare is always
 // fsynced: it is an old file overwritten in place, and nothing orders an
 // overwrite before the swap that follows it, so without the fsync a power
 // loss could leave the thread's file with another document's bytes. A new
