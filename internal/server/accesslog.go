@@ -51,14 +51,10 @@ type accessEntry struct {
 }
 
 // newAccessEntry reads r after the mux matched it (the mux records the
-// pattern on r, so the route costs no second lookup). w is the request's
-// statusWriter, or nil.
+// pattern on r, so the route costs no second lookup); w is the request's
+// statusWriter.
 func newAccessEntry(r *http.Request, w *statusWriter) accessEntry {
-	e := accessEntry{ctx: r.Context(), method: r.Method, route: routeOf(r.Pattern), remote: r.RemoteAddr, start: time.Now()}
-	if w != nil {
-		e.id, e.start = w.id, w.start
-	}
-	return e
+	return accessEntry{ctx: r.Context(), id: w.id, method: r.Method, route: routeOf(r.Pattern), remote: r.RemoteAddr, start: w.start}
 }
 
 // logAccess is apart from serveLogged so that its attributes' 700 bytes

@@ -64,9 +64,13 @@ func (h *Handler) parkable(r *http.Request) bool {
 }
 
 // park hijacks the connection of r, which has written nothing yet. It
-// returns nil when the connection cannot be taken over (the stream then
-// stays with net/http).
+// returns nil when the connection cannot be taken over, or w is not the
+// access log's writer (the stream then stays with net/http).
 func (h *Handler) park(w http.ResponseWriter, r *http.Request, ctx context.Context) *parkedStream {
+	sw, ok := w.(*statusWriter) // serveLogged's: its access line moves here
+	if !ok {
+		return nil
+	}
 	header := w.Header().Clone()
 	conn, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
@@ -74,13 +78,10 @@ func (h *Handler) park(w http.ResponseWriter, r *http.Request, ctx context.Conte
 	}
 	// The buffered reader Hijack returned holds only what a client sent
 	// after its request, which a stream answer ends with a close anyway.
-	sw, _ := w.(*statusWriter)
 	p := &parkedStream{h: h, conn: conn, header: header, access: newAccessEntry(r, sw)}
 	p.ctx, p.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	p.access.ctx = p.ctx
-	if sw != nil {
-		sw.parked = true // the line is written when the stream ends
-	}
+	sw.parked = true // the line is written when the stream ends
 	h.parked.add(p)
 	if !watcher.watch(p) {
 		go p.watch()
