@@ -36,7 +36,7 @@ func cancelsOf(a *demoagenttest.Server, taskID string) int {
 }
 
 // TestDiskFaults: a state directory that becomes full (a 256 KiB tmpfs
-// filled up) and then read-only (remounted): the resume whose accepted
+// filled up) and then read-only (a read-only bind mount over it): the resume whose accepted
 // answer cannot be committed ends STATE_PERSISTENCE_FAILED and its A2A
 // task is cancelled; a new thread is refused 503 STATE_UNAVAILABLE; the
 // server keeps serving, and once the fault is gone every thread works
@@ -73,12 +73,20 @@ func TestDiskFaults(t *testing.T) {
 			f.Close()
 		}, func() { _ = os.Remove(filler) }},
 		{"read-only", func() {
-			if out, err := exec.Command("mount", "-o", "remount,ro", stateDir).CombinedOutput(); err != nil {
-				t.Fatalf("remount ro: %v %s", err, out)
+			// The server holds its journal open for writing
+			// (protocol.md §8.5), so the file system itself cannot be
+			// remounted read-only under it ("busy"); a read-only bind
+			// mount over the directory makes every path in it read-only
+			// to the server, as a kernel that remounts the file system
+			// read-only on errors would.
+			for _, args := range [][]string{{"--bind", stateDir, stateDir}, {"-o", "remount,bind,ro", stateDir}} {
+				if out, err := exec.Command("mount", args...).CombinedOutput(); err != nil {
+					t.Fatalf("mount %v: %v %s", args, err, out)
+				}
 			}
 		}, func() {
-			if out, err := exec.Command("mount", "-o", "remount,rw", stateDir).CombinedOutput(); err != nil {
-				t.Fatalf("remount rw: %v %s", err, out)
+			if out, err := exec.Command("umount", stateDir).CombinedOutput(); err != nil {
+				t.Fatalf("umount the read-only bind: %v %s", err, out)
 			}
 		}},
 	}

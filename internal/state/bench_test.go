@@ -53,3 +53,19 @@ func BenchmarkFileKey(b *testing.B) {
 		_, _ = FileKey("Thread-1")
 	}
 }
+
+// BenchmarkSaveNewThread measures the admission of a new thread: one
+// durable save of a thread that has no file yet, as suite (b) does.
+func BenchmarkSaveNewThread(b *testing.B) {
+	s := NewFileStore(b.TempDir())
+	defer s.Close()
+	ctx := context.Background()
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		if _, err := s.Save(ctx, sampleThread(fmt.Sprintf("thread-%d", i)), NoRevision); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -24,14 +24,15 @@ const syncWorkers = 16
 
 // saveOp is one Save waiting for its batch.
 type saveOp struct {
-	path    string
-	data    []byte
-	prev    Revision
-	rev     Revision // revisionOf(data)
-	durable bool
-	crash   int64 // the crash hook's write number (test builds only)
-	err     error
-	done    chan struct{}
+	path     string
+	threadID string
+	data     []byte
+	prev     Revision
+	rev      Revision // revisionOf(data)
+	durable  bool
+	crash    int64 // the crash hook's write number (test builds only)
+	err      error
+	done     chan struct{}
 }
 
 // committer is the group commit of a FileStore (protocol.md §8.5). Saves
@@ -69,6 +70,15 @@ func (s *FileStore) Close() error {
 		c.idleCond().Wait()
 	}
 	c.spares.release()
+	if s.journal != nil {
+		// Checkpointed and empty: the thread files alone hold the state,
+		// as the original's do.
+		err := s.journal.close()
+		s.journal, s.journalOff = nil, true
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+	}
 	return nil
 }
 
@@ -178,21 +188,24 @@ func (s *FileStore) drain() {
 // target is what a batch writes to one path: the last accepted document
 // and every op it answers.
 type target struct {
-	path    string
-	existed bool     // a document was stored when the batch compared
-	rev     Revision // the stored revision, then each accepted op's
-	data    []byte
-	durable bool
-	ops     []*saveOp
-	tmp     string // the new document: a spare or a new temporary file
-	spare   bool
-	f       *os.File
-	err     error
+	path     string
+	threadID string
+	stored   Revision // the revision the batch replaces
+	existed  bool     // a document was stored when the batch compared
+	rev      Revision // the stored revision, then each accepted op's
+	data     []byte
+	durable  bool
+	ops      []*saveOp
+	tmp      string // the new document: a spare or a new temporary file
+	spare    bool
+	f        *os.File
+	err      error
 }
 
 // commit writes one batch. Each op gets ErrConflict, an error wrapping
-// ErrUnavailable, or nil once its document is renamed into place and,
-// when durable, fsynced with its directory.
+// ErrUnavailable, or nil once its document is in place and durable: its
+// journal record synced (commit_journal.go) or, without a journal, the
+// file fsynced, renamed and, when durable, the directory fsynced.
 func (s *FileStore) commit(batch []*saveOp) {
 	order := s.compare(batch)
 	if len(order) == 0 {
@@ -205,6 +218,22 @@ func (s *FileStore) commit(batch []*saveOp) {
 		}
 		return
 	}
+	if j, n := s.journalFor(order); j != nil {
+		if err := j.reserve(n); err == nil {
+			s.commitJournaled(order, j)
+			return
+		}
+		// Nothing of this batch is written yet: it goes without the
+		// journal, as every later one does (a full disk that has no room
+		// to grow the journal, an I/O error).
+		s.dropJournal()
+	}
+	s.commitSynced(order)
+}
+
+// commitSynced writes a compared batch without a journal: every new
+// document fsynced, renamed, the directory fsynced once.
+func (s *FileStore) commitSynced(order []*target) {
 	s.writeTemps(order)
 	for _, t := range order {
 		for _, op := range t.ops {
@@ -292,7 +321,7 @@ func (s *FileStore) compare(batch []*saveOp) []*target {
 				op.finish(err)
 				continue
 			}
-			t = &target{path: op.path, rev: rev, existed: rev != NoRevision}
+			t = &target{path: op.path, threadID: op.threadID, rev: rev, stored: rev, existed: rev != NoRevision}
 			targets[op.path] = t
 		}
 		if t.rev != op.prev {

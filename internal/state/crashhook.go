@@ -19,8 +19,10 @@ import (
 //
 // IAC_CODE_AGUI_CRASH_AT="<n>:<phase>" picks the n-th write (1-based,
 // counted per process) and the point in it: "before" (nothing written
-// yet), "temp" (the temporary file written and synced, not renamed) or
-// "renamed" (the document replaced, the directory not yet synced). The
+// yet), "temp" (the new document written and durable, its journal record
+// synced or, without a journal, the file itself, not yet in place) or
+// "renamed" (the document in place; without a journal, the directory not
+// yet synced). The
 // hook says on stderr where it fires, so the test knows the kill was its.
 
 var (

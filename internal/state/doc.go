@@ -1,7 +1,8 @@
 // Package state owns the durable per-thread mapping document of the AG-UI
 // adapter (protocol.md §8): its Go types (schemaVersion 1, byte-compatible with
 // the original Python adapter), the thread-id to file-key encoding, validation
-// on load, and atomic, owner-private persistence under <root>/threads.
+// on load, and atomic, owner-private persistence under <root>/threads, made
+// durable through the write-ahead journal in <root>/.journal.
 //
 // It must not know HTTP, AG-UI events or A2A calls, and it never logs: it
 // stores identities, cursors, pending interrupt projections and idempotency

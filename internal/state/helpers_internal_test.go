@@ -22,3 +22,13 @@ func load(ctx context.Context, s *FileStore, id string) (*Thread, error) {
 	th, _, err := s.Load(ctx, id)
 	return th, err
 }
+
+// waitIdle waits until s's committer has no batch and no refill running.
+func waitIdle(s *FileStore) {
+	c := &s.commits
+	c.mu.Lock()
+	for c.running {
+		c.idleCond().Wait()
+	}
+	c.mu.Unlock()
+}

@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 )
 
 var (
@@ -93,6 +95,15 @@ type FileStore struct {
 	exchange func(from, to string) error
 	// commits batches the saves: the only writer of the files.
 	commits committer
+
+	// The journal (journal.go): opened and replayed before the first load
+	// or save, made by the first save when none exists. journalOff: saves
+	// go without one (another process holds it, it failed, or Close).
+	openMu      sync.Mutex
+	opened      atomic.Bool
+	journal     *journal // owned by the committer once opened
+	journalOff  bool
+	journalSize int64
 }
 
 var _ Store = (*FileStore)(nil)
@@ -103,7 +114,8 @@ func NewFileStore(root string) *FileStore {
 	return &FileStore{
 		root: root, threads: filepath.Join(root, "threads"),
 		rename: os.Rename, exchange: exchange,
-		commits: committer{spares: spares{dir: filepath.Join(root, spareDirName)}},
+		commits:     committer{spares: spares{dir: filepath.Join(root, spareDirName)}},
+		journalSize: defaultJournalSize,
 	}
 }
 
@@ -124,6 +136,9 @@ func (s *FileStore) Load(ctx context.Context, threadID string) (*Thread, Revisio
 	path, err := s.Path(threadID)
 	if err != nil {
 		return nil, NoRevision, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	if err := s.open(); err != nil {
+		return nil, NoRevision, err
 	}
 	for attempt := 1; ; attempt++ {
 		data, err := s.read(path)
@@ -179,9 +194,12 @@ func (s *FileStore) Save(ctx context.Context, t *Thread, prev Revision) (Revisio
 	if err != nil {
 		return NoRevision, fmt.Errorf("%w: %w", ErrInvalidDocument, err)
 	}
+	if err := s.open(); err != nil {
+		return NoRevision, err
+	}
 	// The batch compares the revision and writes (commit.go).
 	op := &saveOp{
-		path: path, data: data, prev: prev, rev: revisionOf(data),
+		path: path, threadID: t.ThreadID, data: data, prev: prev, rev: revisionOf(data),
 		durable: !isBestEffort(ctx),
 		crash:   crashStart(), // test builds only (-tags crashhook)
 		done:    make(chan struct{}),

@@ -1,0 +1,169 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"time"
+)
+
+// open replays and opens the journal once, before the store's first load
+// or save (journal_replay.go). A failure is that request's, as
+// ErrUnavailable; the next one tries again.
+func (s *FileStore) open() error {
+	if s.opened.Load() {
+		return nil
+	}
+	s.openMu.Lock()
+	defer s.openMu.Unlock()
+	if s.opened.Load() {
+		return nil
+	}
+	if err := s.recoverJournal(); err != nil {
+		return fmt.Errorf("%w: journal: %w", ErrUnavailable, err)
+	}
+	s.opened.Store(true)
+	return nil
+}
+
+// recoverJournal opens an existing journal, writes what it holds to the
+// thread files and marks it empty.
+func (s *FileStore) recoverJournal() error {
+	if s.journalOff {
+		return nil
+	}
+	j, err := openJournal(s.journalDir(), false, s.journalSize, s.syncDirs())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil // the first save makes it
+	case errors.Is(err, errJournalBusy):
+		s.journalOff = true
+		return nil
+	case err != nil:
+		return err
+	}
+	recs, err := j.records()
+	if err == nil {
+		err = s.replay(recs)
+	}
+	for _, jf := range j.files {
+		if err == nil && jf.epoch != 0 {
+			err = j.writeHeader(jf, jf.seq, 0)
+		}
+	}
+	if err != nil {
+		j.closeFiles()
+		return err
+	}
+	s.journal = j
+	return nil
+}
+
+func (s *FileStore) journalDir() string { return filepath.Join(s.root, journalDirName) }
+
+// syncDirs are the directories a checkpoint syncs: the threads' and the
+// spares' (a swap moves names in both).
+func (s *FileStore) syncDirs() []string {
+	return []string{s.threads, s.commits.spares.dir}
+}
+
+// journalFor returns the journal a batch writes to with the size of its
+// records, or nil when the batch goes without one: no journal here, or
+// records too large for it.
+func (s *FileStore) journalFor(order []*target) (*journal, int) {
+	if s.journalOff {
+		return nil, 0
+	}
+	if s.journal == nil {
+		j, err := openJournal(s.journalDir(), true, s.journalSize, s.syncDirs())
+		if err != nil {
+			// Held by another process, or not possible here: every save
+			// syncs its own files, as without a journal.
+			s.journalOff = true
+			return nil, 0
+		}
+		s.journal = j
+	}
+	n := 0
+	for _, t := range order {
+		n += recordSize(t.threadID, t.stored, t.data)
+	}
+	if !s.journal.fits(n) {
+		return nil, 0
+	}
+	return s.journal, n
+}
+
+// commitJournaled writes a compared batch for which j has room: the
+// records of its documents, synced while the documents are written (not
+// in place); then each document put in place, without a sync. The records
+// are durable before any document is in place, so after a power loss a
+// thread file swapped in before its bytes reached the disk is repaired
+// from its record (journal_replay.go). A record whose document then fails
+// is forgotten (the journal checkpointed) before that save is answered, so
+// that no crash can replay it.
+func (s *FileStore) commitJournaled(order []*target, j *journal) {
+	if err := j.write(order, time.Now().UnixNano()); err != nil {
+		// Nothing relies on what was written: the batch goes without the
+		// journal.
+		s.dropJournal()
+		s.commitSynced(order)
+		return
+	}
+	synced := make(chan error, 1)
+	go func() { synced <- j.sync() }()
+	sp := &s.commits.spares
+	for _, t := range order {
+		if t.tmp, t.f, t.spare = sp.take(t.data); !t.spare {
+			t.tmp, t.f, t.err = openTemp(t.path, t.data)
+		}
+		t.closeFile(nil)
+	}
+	forget := false
+	if err := <-synced; err != nil {
+		for _, t := range order {
+			if t.err == nil {
+				t.err = err
+			}
+		}
+		s.dropJournal()
+	}
+	for _, t := range order {
+		for _, op := range t.ops {
+			crashPoint(op.crash, "temp")
+		}
+	}
+	for _, t := range order {
+		if t.err != nil {
+			s.discard(t)
+			forget = true
+			continue
+		}
+		if t.err = s.replace(t); t.err != nil {
+			forget = true
+		}
+		for _, op := range t.ops {
+			crashPoint(op.crash, "renamed")
+		}
+	}
+	if forget && s.journal != nil {
+		if err := j.forget(); err != nil {
+			s.dropJournal()
+		}
+	}
+	for _, t := range order {
+		if t.err != nil {
+			t.answer(fmt.Errorf("%w: %w", ErrUnavailable, t.err))
+		} else {
+			t.answer(nil)
+		}
+	}
+}
+
+// dropJournal stops using a journal that failed: what it covers is
+// synced if possible, and later saves sync their own files.
+func (s *FileStore) dropJournal() {
+	_ = s.journal.close()
+	s.journal, s.journalOff = nil, true
+}

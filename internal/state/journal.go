@@ -1,0 +1,395 @@
+package state
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// The journal makes a file store's saves durable with one data sync of an
+// already allocated file per batch, instead of a sync of every new
+// document plus one of the directory (protocol.md §8.5): a batch appends
+// its documents to the active journal file, replaces the thread files
+// without syncing them, and syncs the journal before it answers. A
+// checkpoint later syncs the thread files a journal file covers and then
+// marks it empty; a start after a crash first writes every journaled
+// document that did not reach its thread file (journal_replay.go).
+//
+// Two files, <root>/.journal/0 and 1, take turns: while one is written,
+// the other's checkpoint runs in the background. A file is zero-filled as
+// it first grows, so that appending to it later changes no metadata and
+// its sync is one write of data.
+//
+// Layout, little-endian. Header (32 bytes at offset 0): "IACJRNL1", the
+// activation sequence (8 bytes), the epoch (8 bytes, random per
+// activation, 0 when the file is empty), 4 zero bytes, CRC-32C of the 28
+// bytes before it. Records follow from offset 32: body length (4), epoch
+// (8), CRC-32C of those 12 bytes and the body (4), body. Body: thread id
+// length (2) and thread id, the revision the save replaced (1-byte length
+// and text), the time of the save (8, Unix nanoseconds), the document.
+// Replay reads a file's records while their epoch is the header's and
+// their CRC matches; a reused file's older records carry an older epoch.
+
+const (
+	journalDirName = ".journal"
+	// defaultJournalSize bounds each journal file: about 5,000 saves of a
+	// typical document between checkpoints.
+	defaultJournalSize = 8 << 20
+	journalHeaderSize  = 32
+	journalRecordHead  = 16
+	// journalGrow is the step in which a journal file is zero-filled:
+	// about 50 saves of a typical document.
+	journalGrow = 64 << 10
+)
+
+var (
+	journalMagic = [8]byte{'I', 'A', 'C', 'J', 'R', 'N', 'L', '1'}
+	castagnoli   = crc32.MakeTable(crc32.Castagnoli)
+	// errJournalBusy means another process holds the journal: that store
+	// writes without one.
+	errJournalBusy = errors.New("journal held by another process")
+)
+
+// journalFile is one of the two journal files.
+type journalFile struct {
+	f     *os.File
+	seq   uint64 // activation order
+	epoch uint64 // 0: empty
+	size  int64  // bytes known allocated
+	off   int64  // where the next record goes while active
+	// dirty holds the thread files written while the file was active; its
+	// checkpoint syncs them.
+	dirty map[string]struct{}
+	busy  bool  // a background checkpoint runs (guarded by journal.mu)
+	err   error // the last background checkpoint's failure (journal.mu)
+}
+
+// journal is a FileStore's pair of journal files. The committer owns the
+// active file; a checkpoint goroutine owns the other while it runs.
+type journal struct {
+	files    [2]*journalFile
+	active   int
+	seq      uint64 // the highest activation sequence seen
+	limit    int64  // the size of each file
+	syncDirs []string
+	mu       sync.Mutex
+	done     *sync.Cond // signalled when a checkpoint ends
+	zeros    []byte
+}
+
+// openJournal opens (with create, creates) the journal in dir and locks
+// it for this process. It returns errJournalBusy when another process
+// holds it, fs.ErrNotExist when it does not exist and create is false.
+func openJournal(dir string, create bool, limit int64, syncDirs []string) (*journal, error) {
+	if create {
+		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	if err := narrowMode(dir); err != nil {
+		return nil, err
+	}
+	j := &journal{limit: limit, syncDirs: syncDirs}
+	j.done = sync.NewCond(&j.mu)
+	made := false
+	for i := range j.files {
+		name := filepath.Join(dir, fmt.Sprint(i))
+		flags := os.O_RDWR | oNoFollow | oNonBlock
+		if create {
+			flags |= os.O_CREATE
+		}
+		f, err := os.OpenFile(name, flags, 0o600)
+		if err != nil {
+			j.closeFiles()
+			return nil, err
+		}
+		jf := &journalFile{f: f, dirty: map[string]struct{}{}}
+		j.files[i] = jf
+		if i == 0 {
+			// The first file's lock stands for the pair.
+			if err := lockFile(f); err != nil {
+				j.closeFiles()
+				return nil, err
+			}
+		}
+		st, err := f.Stat()
+		if err == nil && (!st.Mode().IsRegular() || linkCount(st) != 1) {
+			err = fmt.Errorf("%s is not a private regular file", filepath.Base(name))
+		}
+		if err != nil {
+			j.closeFiles()
+			return nil, err
+		}
+		jf.size = st.Size()
+		if jf.size < journalHeaderSize {
+			// New: an empty header, durable before the file is relied on.
+			if err := j.writeHeader(jf, 0, 0); err != nil {
+				j.closeFiles()
+				return nil, err
+			}
+			made = true
+		}
+	}
+	if made {
+		for _, d := range []string{dir, filepath.Dir(dir)} {
+			if err := syncDir(d); err != nil {
+				j.closeFiles()
+				return nil, err
+			}
+		}
+	}
+	return j, nil
+}
+
+// closeFiles closes the open files (and so drops the lock).
+func (j *journal) closeFiles() {
+	for _, jf := range j.files {
+		if jf != nil {
+			_ = jf.f.Close()
+		}
+	}
+}
+
+// writeHeader writes jf's header and syncs it.
+func (j *journal) writeHeader(jf *journalFile, seq, epoch uint64) error {
+	if err := j.putHeader(jf, seq, epoch); err != nil {
+		return err
+	}
+	return datasync(jf.f)
+}
+
+// putHeader writes jf's header without syncing it.
+func (j *journal) putHeader(jf *journalFile, seq, epoch uint64) error {
+	var h [journalHeaderSize]byte
+	copy(h[:8], journalMagic[:])
+	binary.LittleEndian.PutUint64(h[8:], seq)
+	binary.LittleEndian.PutUint64(h[16:], epoch)
+	binary.LittleEndian.PutUint32(h[28:], crc32.Checksum(h[:28], castagnoli))
+	if _, err := jf.f.WriteAt(h[:], 0); err != nil {
+		return err
+	}
+	jf.seq, jf.epoch = seq, epoch
+	jf.size = max(jf.size, journalHeaderSize)
+	return nil
+}
+
+// fits reports whether a batch of n record bytes fits in an empty file.
+func (j *journal) fits(n int) bool {
+	return int64(n) <= j.limit-journalHeaderSize
+}
+
+// recordSize is the size of the record of one document.
+func recordSize(threadID string, prev Revision, data []byte) int {
+	return journalRecordHead + 2 + len(threadID) + 1 + len(prev) + 8 + len(data)
+}
+
+// reserve makes room for n record bytes in the active file, rotating to
+// the other file when they do not fit (fits is true) and zero-filling
+// what they grow the file by, so that writing them needs no new space. It
+// does not sync: the file's size is made durable with the records.
+func (j *journal) reserve(n int) error {
+	jf := j.files[j.active]
+	if jf.epoch == 0 || jf.off+int64(n) > j.limit {
+		if err := j.rotate(); err != nil {
+			return err
+		}
+		jf = j.files[j.active]
+	}
+	end := jf.off + int64(n)
+	if end <= jf.size {
+		return nil
+	}
+	size := min(j.limit, (end+journalGrow-1)/journalGrow*journalGrow)
+	if j.zeros == nil {
+		j.zeros = make([]byte, journalGrow)
+	}
+	for off := jf.size; off < size; {
+		k := min(int64(len(j.zeros)), size-off)
+		if _, err := jf.f.WriteAt(j.zeros[:k], off); err != nil {
+			return err
+		}
+		off += k
+	}
+	jf.size = size
+	return nil
+}
+
+// write writes the records of targets where reserve made room for them.
+// It does not sync.
+func (j *journal) write(order []*target, now int64) error {
+	jf := j.files[j.active]
+	var buf []byte
+	for _, t := range order {
+		buf = appendRecord(buf, jf.epoch, t.threadID, t.stored, t.data, now)
+	}
+	if _, err := jf.f.WriteAt(buf, jf.off); err != nil {
+		return err
+	}
+	jf.off += int64(len(buf))
+	for _, t := range order {
+		jf.dirty[t.path] = struct{}{}
+	}
+	return nil
+}
+
+// appendRecord appends one record to buf.
+func appendRecord(buf []byte, epoch uint64, threadID string, prev Revision, data []byte, now int64) []byte {
+	start := len(buf)
+	body := 2 + len(threadID) + 1 + len(prev) + 8 + len(data)
+	buf = binary.LittleEndian.AppendUint32(buf, uint32(body))
+	buf = binary.LittleEndian.AppendUint64(buf, epoch)
+	buf = append(buf, 0, 0, 0, 0) // CRC, below
+	buf = binary.LittleEndian.AppendUint16(buf, uint16(len(threadID)))
+	buf = append(buf, threadID...)
+	buf = append(buf, byte(len(prev)))
+	buf = append(buf, prev...)
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(now))
+	buf = append(buf, data...)
+	crc := crc32.Update(crc32.Checksum(buf[start:start+12], castagnoli), castagnoli, buf[start+journalRecordHead:])
+	binary.LittleEndian.PutUint32(buf[start+12:], crc)
+	return buf
+}
+
+// sync makes the active file's records durable.
+func (j *journal) sync() error {
+	return datasync(j.files[j.active].f)
+}
+
+// forget makes every thread file the active file covers durable and marks
+// it empty, so that none of its records is replayed: one of them is a
+// document that did not reach its file.
+func (j *journal) forget() error {
+	return j.checkpoint(j.files[j.active])
+}
+
+// rotate gives the journal an active file with a new epoch: the other
+// one, once its checkpoint is done, when the active one holds records
+// (whose checkpoint then starts in the background); the active one itself
+// when it is empty (the first batch after opening).
+func (j *journal) rotate() error {
+	if cur := j.files[j.active]; cur.epoch != 0 {
+		if err := j.settle(j.files[1-j.active]); err != nil {
+			return err
+		}
+		j.mu.Lock()
+		cur.busy = true
+		j.mu.Unlock()
+		go func() {
+			err := j.checkpoint(cur)
+			j.mu.Lock()
+			cur.busy, cur.err = false, err
+			j.done.Broadcast()
+			j.mu.Unlock()
+		}()
+		j.active = 1 - j.active
+	}
+	next := j.files[j.active]
+	j.seq++
+	var e [8]byte
+	_, _ = rand.Read(e[:]) // never fails (Go >= 1.24)
+	// Durable with the first batch's records: the caller syncs the file.
+	if err := j.putHeader(next, j.seq, binary.LittleEndian.Uint64(e[:])|1); err != nil {
+		return err
+	}
+	next.off = journalHeaderSize
+	return nil
+}
+
+// settle waits for jf's background checkpoint and, if it failed, runs it
+// again here.
+func (j *journal) settle(jf *journalFile) error {
+	j.mu.Lock()
+	for jf.busy {
+		j.done.Wait()
+	}
+	err := jf.err
+	jf.err = nil
+	j.mu.Unlock()
+	if err != nil || jf.epoch != 0 {
+		return j.checkpoint(jf)
+	}
+	return nil
+}
+
+// checkpoint syncs every thread file jf covers, then the directories,
+// then marks jf empty.
+func (j *journal) checkpoint(jf *journalFile) error {
+	paths := make(chan string)
+	errs := make(chan error, syncWorkers)
+	var wg sync.WaitGroup
+	for range syncWorkers {
+		wg.Go(func() {
+			var first error
+			for p := range paths {
+				if err := syncFile(p); err != nil && first == nil {
+					first = err
+				}
+			}
+			errs <- first
+		})
+	}
+	for p := range jf.dirty {
+		paths <- p
+	}
+	close(paths)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	for _, d := range j.syncDirs {
+		if err := syncDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	if err := j.writeHeader(jf, jf.seq, 0); err != nil {
+		return err
+	}
+	jf.dirty = map[string]struct{}{}
+	return nil
+}
+
+// syncFile syncs the file at path; a file gone since is no error (a
+// later save replaced it and is journaled).
+func syncFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// close checkpoints both files and closes them; the journal is not used
+// after.
+func (j *journal) close() error {
+	var first error
+	for _, jf := range j.files {
+		if err := j.settle(jf); err != nil && first == nil {
+			first = err
+		}
+	}
+	j.closeFiles()
+	return first
+}
