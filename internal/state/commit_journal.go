@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 )
@@ -33,15 +34,27 @@ func (s *FileStore) recoverJournal() error {
 	if s.journalOff {
 		return nil
 	}
-	j, err := openJournal(s.journalDir(), false, s.journalSize, s.syncDirs())
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	if _, err := os.Lstat(s.journalDir()); errors.Is(err, fs.ErrNotExist) {
 		return nil // the first save makes it
-	case errors.Is(err, errJournalBusy):
+	}
+	j, err := s.openJournal()
+	if errors.Is(err, errJournalBusy) {
 		s.journalOff = true
 		return nil
-	case err != nil:
+	}
+	if err != nil {
 		return err
+	}
+	s.journal = j
+	return nil
+}
+
+// openJournal opens (or makes) the journal, replays what it holds and
+// marks it empty.
+func (s *FileStore) openJournal() (*journal, error) {
+	j, err := openJournal(s.journalDir(), true, s.journalSize, s.syncDirs())
+	if err != nil {
+		return nil, err
 	}
 	recs, err := j.records()
 	if err == nil {
@@ -54,10 +67,9 @@ func (s *FileStore) recoverJournal() error {
 	}
 	if err != nil {
 		j.closeFiles()
-		return err
+		return nil, err
 	}
-	s.journal = j
-	return nil
+	return j, nil
 }
 
 func (s *FileStore) journalDir() string { return filepath.Join(s.root, journalDirName) }
@@ -76,7 +88,9 @@ func (s *FileStore) journalFor(order []*target) (*journal, int) {
 		return nil, 0
 	}
 	if s.journal == nil {
-		j, err := openJournal(s.journalDir(), true, s.journalSize, s.syncDirs())
+		// Made here, by the first save; one made meanwhile by another
+		// process is replayed like one found at the start.
+		j, err := s.openJournal()
 		if err != nil {
 			// Held by another process, or not possible here: every save
 			// syncs its own files, as without a journal.
@@ -87,6 +101,9 @@ func (s *FileStore) journalFor(order []*target) (*journal, int) {
 	}
 	n := 0
 	for _, t := range order {
+		if len(t.threadID) > 0xffff || len(t.stored) > 0xff {
+			return nil, 0 // beyond what a record holds
+		}
 		n += recordSize(t.threadID, t.stored, t.data)
 	}
 	if !s.journal.fits(n) {

@@ -319,3 +319,24 @@ func FuzzJournalRecords(f *testing.F) {
 		_, _, _ = parseHeader(tail)
 	})
 }
+
+// TestJournalFileMissing: with one journal file deleted after a crash,
+// the other's records are still written back.
+func TestJournalFileMissing(t *testing.T) {
+	s, root := newStore(t)
+	saveSeq(t, s, sampleThread("thread-1"), 8)
+	other := 1 - s.journal.active
+	crash(t, s)
+	if err := os.Remove(filepath.Join(root, journalDirName, fmt.Sprint(other))); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := s.Path("thread-1")
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	s2 := NewFileStore(root)
+	t.Cleanup(func() { _ = s2.Close() })
+	if got := mustLoad(t, s2, "thread-1").Execution.PipelineSequence; got != 8 {
+		t.Fatalf("sequence %d, want 8", got)
+	}
+}
