@@ -108,7 +108,7 @@ func (s *FileStore) submit(op *saveOp) error {
 	}
 	c.mu.Unlock()
 	if lead {
-		defer crashOnPanic()
+		defer CrashOnPanic("state: commit")
 		s.commit(batch)
 		c.mu.Lock()
 		more := len(c.queue) > 0 || !c.stopLocked()
@@ -121,14 +121,16 @@ func (s *FileStore) submit(op *saveOp) error {
 	return op.err
 }
 
-// crashOnPanic makes a panic of the leader's commit end the process, as
-// one in a committer goroutine does: net/http recovers a handler's panic,
-// which would leave the committer marked running and every later save
-// waiting for ever.
-func crashOnPanic() {
+// CrashOnPanic, deferred by a store's code that runs on a caller's
+// goroutine while it holds a shared role (the committer's batch, a
+// pipeline for other callers), makes a panic there end the process, as
+// one in a goroutine of its own does: net/http recovers a handler's panic,
+// which would leave the role taken and every later call waiting for ever.
+// what names the role in the panic's message.
+func CrashOnPanic(what string) {
 	if r := recover(); r != nil {
 		stack := debug.Stack()
-		go func() { panic(fmt.Sprintf("state: commit: %v\n%s", r, stack)) }()
+		go func() { panic(fmt.Sprintf("%s: %v\n%s", what, r, stack)) }()
 		select {}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
 
 // maxBatch bounds how many commands one pipeline carries.
@@ -68,6 +70,9 @@ func (b *batcher) do(c command) {
 // lead sends batch, whose first op is the caller's, answers the others and
 // hands the queue, if any, to its first op.
 func (b *batcher) lead(batch []*op) {
+	// Every queued caller waits for this one: a panic must not leave the
+	// batcher busy.
+	defer state.CrashOnPanic("redisstore: pipeline")
 	b.send(batch)
 	for _, o := range batch[1:] {
 		close(o.wake)

@@ -4,6 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -273,3 +278,59 @@ func TestBatchUnavailable(t *testing.T) {
 }
 
 func isUnavailable(err error) bool { return errors.Is(err, state.ErrUnavailable) }
+
+// panicHook panics in every pipeline of store commands: go-redis does not
+// panic there on its own, so the fault is injected.
+type panicHook struct{}
+
+func (panicHook) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (panicHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (panicHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		switch cmds[0].Name() {
+		case "hello", "auth", "select", "client", "ping":
+			return next(ctx, cmds)
+		}
+		panic("pipeline exploded")
+	}
+}
+
+// TestPipelinePanicEndsTheProcess: a panic while a caller sends a pipeline
+// for others is not swallowed by net/http's recovery of a handler (which
+// would leave the batcher busy and every later command waiting): the
+// process dies with it. The child is this test binary serving one request.
+func TestPipelinePanicEndsTheProcess(t *testing.T) {
+	if os.Getenv("REDISSTORE_PANIC_CHILD") != "" {
+		pipelinePanicChild(t, os.Getenv("REDISSTORE_PANIC_CHILD"))
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestPipelinePanicEndsTheProcess$")
+	cmd.Env = append(os.Environ(), "REDISSTORE_PANIC_CHILD="+redistest.URL(t))
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Fatalf("child ended with %v, want exit status 2 (panic):\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "panic: redisstore: pipeline: pipeline exploded") {
+		t.Fatalf("child output lacks the pipeline's panic:\n%s", out)
+	}
+}
+
+func pipelinePanicChild(t *testing.T, url string) {
+	c, err := Open(url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.AddHook(panicHook{})
+	s := New(c, fmt.Sprintf("panic-%d:", time.Now().UnixNano()))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _, _ = s.Load(r.Context(), "thread-1")
+	}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err == nil {
+		resp.Body.Close()
+	}
+	time.Sleep(5 * time.Second) // the process is gone before this ends
+	t.Fatal("the process survived the pipeline's panic")
+}
