@@ -1,10 +1,5 @@
 package adapter
 
-import (
-	"strings"
-
-	"github.com/iac-code-agui/iac-code-agui/internal/state"
-)
 
 // idleCloser is implemented by an upstream whose client keeps idle
 // connections and free buffers (the A2A client).
@@ -14,26 +9,23 @@ type idleCloser interface {
 
 // ReleaseMemory is called by the server once a burst of streams is over.
 // It closes the upstream connections the burst left idle (each holds two
-// goroutines and its buffers until the pool's idle timeout), and moves the
-// idle cached threads to fresh memory: their documents were allocated
-// between the burst's short-lived objects and would each keep a mostly
-// empty heap page alive (docs/benchmarks.md, open streams). Threads in use
-// are left alone; an installed document is immutable, so swapping it for
-// an equal copy is invisible to readers (see thread).
+// goroutines and its buffers until the pool's idle timeout), and drops the
+// idle cached threads, as the cache's bound does (protocol.md §8.7): after
+// a burst of thousands of new threads they are most of what the process
+// still holds, and one that is used again is read back on demand. Threads
+// in use are left alone.
 func (a *Adapter) ReleaseMemory() {
 	if c, ok := a.client.(idleCloser); ok {
 		c.CloseIdleConnections()
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	threads := make(map[string]*thread, len(a.threads))
+	threads := make(map[string]*thread)
 	for id, t := range a.threads {
-		if t.pins == 0 {
-			// Nobody holds t: acquire pins under a.mu, which we hold.
-			t = &thread{loaded: t.loaded, doc: t.doc.Compacted(), rev: state.Revision(strings.Clone(string(t.rev))),
-				activeRun: t.activeRun, interruptRun: t.interruptRun}
+		if t.pins > 0 {
+			threads[id] = t
 		}
-		threads[id] = t
 	}
+	// A new map: the old one's buckets would keep the burst's size.
 	a.threads = threads
 }
