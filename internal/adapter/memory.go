@@ -1,6 +1,5 @@
 package adapter
 
-
 // idleCloser is implemented by an upstream whose client keeps idle
 // connections and free buffers (the A2A client).
 type idleCloser interface {
