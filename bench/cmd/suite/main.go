@@ -43,6 +43,7 @@ type config struct {
 	noPeer     bool
 	noRedis    bool
 	keep       bool
+	settle     time.Duration
 	roleDeltas int
 	rolePort   int
 	roleStall  bool
@@ -80,6 +81,7 @@ func main() {
 	flag.BoolVar(&cfg.noPeer, "no-peer", false, "skip the TypeScript peer")
 	flag.BoolVar(&cfg.noRedis, "no-redis", false, "skip the Redis store rows")
 	flag.BoolVar(&cfg.keep, "keep", false, "keep the work directory (logs, state)")
+	flag.DurationVar(&cfg.settle, "settle", 3*time.Minute, "(a) wait up to this long for a file create in the state directories to cost under 100 µs again (a run right after another creates its files among the inodes the other's clean-up freed); 0: do not wait")
 	flag.Parse()
 	if role == "upstream" {
 		serveUpstream(cfg)
