@@ -52,7 +52,7 @@ func (s *FileStore) recoverJournal() error {
 // openJournal opens (or makes) the journal, replays what it holds and
 // marks it empty.
 func (s *FileStore) openJournal() (*journal, error) {
-	j, err := openJournal(s.journalDir(), true, s.journalSize, s.syncDirs())
+	j, err := openJournal(s.journalDir(), s.journalSize, s.syncDirs())
 	if err != nil {
 		return nil, err
 	}
