@@ -340,3 +340,33 @@ func TestJournalFileMissing(t *testing.T) {
 		t.Fatalf("sequence %d, want 8", got)
 	}
 }
+
+// TestJournalCheckpointManyFiles: checkpoints of many thread files (more
+// than syncWorkers at once) keep every thread's last document through
+// rotations, a crash and Close.
+func TestJournalCheckpointManyFiles(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "agui")
+	s := NewFileStore(root)
+	s.journalSize = 128 << 10
+	const threads = 12 * syncWorkers
+	for i := range threads {
+		saveSeq(t, s, sampleThread(fmt.Sprintf("thread-%d", i)), int64(i))
+	}
+	if s.journal.seq < 2 {
+		t.Fatalf("%d activations, want rotations", s.journal.seq)
+	}
+	crash(t, s)
+	s2 := NewFileStore(root)
+	s2.journalSize = 128 << 10
+	for i := range threads {
+		if got := mustLoad(t, s2, fmt.Sprintf("thread-%d", i)).Execution.PipelineSequence; got != int64(i) {
+			t.Fatalf("thread-%d: sequence %d, want %d", i, got, i)
+		}
+	}
+	if err := s2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if e := journalEpochs(t, root); e != [2]uint64{} {
+		t.Fatalf("journal epochs %v after Close, want empty", e)
+	}
+}
