@@ -1,10 +1,13 @@
 package server
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -14,41 +17,95 @@ import (
 // errTooLarge reports a body over its limit, by header or while reading.
 var errTooLarge = errors.New("request body too large")
 
+// defaultBodyBudget is Options.BodyBudget's default: 21 run bodies of the
+// largest size at once, any number of ordinary ones.
+const defaultBodyBudget = 256 << 20
+
 // readBody reads at most limit bytes of the body, checking Content-Length
-// first and counting while reading (protocol.md §2.5 step 4). The read
-// deadline ServeHTTP set still applies; it is lifted when the body is in.
-func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+// first and counting while reading (protocol.md §2.5 step 4), once the
+// body budget has room for it (reserve). The read deadline ServeHTTP set
+// still applies; it is lifted when the body is in. release gives the
+// budget back; it is never nil.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) (body []byte, release func(), err error) {
 	if r.ContentLength > limit {
-		return nil, errTooLarge
+		return nil, noRelease, errTooLarge
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	n := limit
+	if r.ContentLength >= 0 {
+		n = r.ContentLength
+	}
+	release, err = h.reserve(r.Context(), n)
 	if err != nil {
-		return nil, err
+		return nil, noRelease, err
 	}
-	if int64(len(body)) > limit {
-		return nil, errTooLarge
+	// Room for the whole body and the read that sees its end, so the
+	// buffer is allocated once instead of doubling up to twice its size.
+	var buf bytes.Buffer
+	buf.Grow(int(n) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1)); err != nil {
+		release()
+		return nil, noRelease, err
+	}
+	if int64(buf.Len()) > limit {
+		release()
+		return nil, noRelease, errTooLarge
 	}
 	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
-	return body, nil
+	return buf.Bytes(), release, nil
+}
+
+func noRelease() {}
+
+// reserve takes n bytes of the body budget, waiting at most BodyTimeout
+// (then os.ErrDeadlineExceeded: 408 REQUEST_TIMEOUT, as for a body that
+// does not arrive), and returns the function that gives them back. A body
+// larger than the whole budget takes all of it, so it still passes alone.
+// Without the budget many large bodies at once would each be read whole
+// into memory.
+func (h *Handler) reserve(ctx context.Context, n int64) (func(), error) {
+	if h.bodies == nil || n <= 0 {
+		return noRelease, nil
+	}
+	n = min(n, h.opts.BodyBudget)
+	if !h.bodies.TryAcquire(n) {
+		ctx, cancel := context.WithTimeout(ctx, h.opts.BodyTimeout)
+		defer cancel()
+		if err := h.bodies.Acquire(ctx, n); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				return nil, os.ErrDeadlineExceeded
+			}
+			return nil, err
+		}
+	}
+	h.bodyHeld.Add(n)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			h.bodyHeld.Add(-n)
+			h.bodies.Release(n)
+		})
+	}, nil
 }
 
 // admitBody runs the checks both POST routes share, in order: bearer
 // authentication, the JSON media type, and the body limit (protocol.md §2.5
 // steps 2–4, §7.1). It answers the error itself and returns ok false.
-// invalidJSON is the route's message for a body that ended early.
-func (h *Handler) admitBody(w http.ResponseWriter, r *http.Request, lang i18n.Lang, limit int64, tooLarge, invalidJSON string) ([]byte, bool) {
+// invalidJSON is the route's message for a body that ended early. The
+// caller calls release once it is done with the body (it is a no-op when
+// ok is false).
+func (h *Handler) admitBody(w http.ResponseWriter, r *http.Request, lang i18n.Lang, limit int64, tooLarge, invalidJSON string) (body []byte, release func(), ok bool) {
 	if !h.authorized(r) {
 		writeError(w, lang, http.StatusUnauthorized, "UNAUTHORIZED", i18n.MsgUnauthorized)
-		return nil, false
+		return nil, noRelease, false
 	}
 	if !jsonMediaType(r) {
 		writeError(w, lang, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", i18n.MsgUnsupportedMediaType)
-		return nil, false
+		return nil, noRelease, false
 	}
-	body, err := readBody(w, r, limit)
+	body, release, err := h.readBody(w, r, limit)
 	switch {
 	case err == nil:
-		return body, true
+		return body, release, true
 	case errors.Is(err, errTooLarge):
 		writeError(w, lang, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", tooLarge)
 	case errors.Is(err, os.ErrDeadlineExceeded):
@@ -60,7 +117,7 @@ func (h *Handler) admitBody(w http.ResponseWriter, r *http.Request, lang i18n.La
 		// went away, and nobody reads this).
 		writeError(w, lang, http.StatusBadRequest, "INVALID_JSON", invalidJSON)
 	}
-	return nil, false
+	return nil, noRelease, false
 }
 
 // guardBody makes every response to a request whose body was not read to

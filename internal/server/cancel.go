@@ -12,10 +12,11 @@ import (
 // cancel serves the cancellation extension (protocol.md §7.1).
 func (h *Handler) cancel(w http.ResponseWriter, r *http.Request) {
 	lang := requestLang(r)
-	body, ok := h.admitBody(w, r, lang, maxCancelBody, i18n.MsgCancelTooLarge, i18n.MsgCancelInvalidJSON)
+	body, release, ok := h.admitBody(w, r, lang, maxCancelBody, i18n.MsgCancelTooLarge, i18n.MsgCancelInvalidJSON)
 	if !ok {
 		return
 	}
+	defer release()
 	var v any
 	if !utf8.Valid(body) || json.Unmarshal(body, &v) != nil {
 		writeError(w, lang, http.StatusBadRequest, "INVALID_JSON", i18n.MsgCancelInvalidJSON)
@@ -32,6 +33,7 @@ func (h *Handler) cancel(w http.ResponseWriter, r *http.Request) {
 		writeError(w, lang, http.StatusBadRequest, adapter.CodeInvalidInput, i18n.MsgCancelIdentityRequired)
 		return
 	}
+	release() // decoded; not held while the request is forwarded
 	ctx, done, ok := h.route(w, r, body, threadID, lang)
 	if !ok {
 		return

@@ -59,6 +59,8 @@ type envOptions struct {
 	copilotKit bool
 	// parkAbove is server.Options.ParkAbove (0: the default).
 	parkAbove int
+	// bodyBudget is server.Options.BodyBudget (0: the default).
+	bodyBudget int64
 	// logger, when set, is the server's logger.
 	logger *slog.Logger
 }
@@ -105,7 +107,7 @@ func (e *env) serve(t *testing.T) {
 		CopilotKitCompat: e.opts.copilotKit,
 	})
 	h := server.New(server.Options{Adapter: ad, AuthToken: e.opts.authToken, Version: "test", Heartbeat: e.opts.heartbeat, Metrics: e.Metrics, BodyTimeout: e.opts.bodyTimeout,
-		ParkAbove: e.opts.parkAbove, Logger: e.opts.logger})
+		ParkAbove: e.opts.parkAbove, BodyBudget: e.opts.bodyBudget, Logger: e.opts.logger})
 	e.Handler = h
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

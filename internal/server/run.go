@@ -75,10 +75,11 @@ func (h *Handler) streamParked(p *parkedStream, run *adapter.Run, done func()) {
 //go:noinline
 func (h *Handler) admitRun(w http.ResponseWriter, r *http.Request) (context.Context, *adapter.Run, func()) {
 	lang := requestLang(r)
-	body, ok := h.admitBody(w, r, lang, maxRunBody, i18n.MsgRequestTooLarge, i18n.MsgInvalidJSON)
+	body, release, ok := h.admitBody(w, r, lang, maxRunBody, i18n.MsgRequestTooLarge, i18n.MsgInvalidJSON)
 	if !ok {
 		return nil, nil, nil
 	}
+	defer release()
 	if !utf8.Valid(body) || !json.Valid(body) {
 		writeError(w, lang, http.StatusBadRequest, "INVALID_JSON", i18n.MsgInvalidJSON)
 		return nil, nil, nil
@@ -100,6 +101,9 @@ func (h *Handler) admitRun(w http.ResponseWriter, r *http.Request) (context.Cont
 	if pl, ok := i18n.Normalize(request.ForwardedLanguage(in.ForwardedProps)); ok {
 		lang = pl
 	}
+	// Decoded: the budget is not held while the request is forwarded or
+	// the run streams.
+	release()
 	ctx, done, ok := h.route(w, r, body, in.ThreadID, lang)
 	if !ok {
 		return nil, nil, nil

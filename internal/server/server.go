@@ -5,11 +5,13 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
 	"github.com/iac-code-agui/iac-code-agui/internal/console"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+	"golang.org/x/sync/semaphore"
 )
 
 // Limits of the HTTP surface (protocol.md §11).
@@ -45,6 +47,10 @@ type Options struct {
 	// handler starts, to deliver its body (60 s when zero). It is lifted
 	// once the body is read, so that long SSE responses are never cut.
 	BodyTimeout time.Duration
+	// BodyBudget bounds the bytes of request bodies read and admitted at
+	// once (body.go): a request whose body does not fit waits, at most
+	// BodyTimeout. Zero means 256 MiB; a negative value, no bound.
+	BodyBudget int64
 	// ParkAbove is how many run streams may be open before a new one is
 	// parked: its connection leaves net/http and is closed after the
 	// stream (park.go). Zero means 256; a negative value parks every
@@ -72,6 +78,10 @@ type Handler struct {
 	streams streamCount
 	// parked are the streams that left net/http (park.go).
 	parked parkedSet
+	// bodies is the body budget (body.go); nil for none. bodyHeld is
+	// what requests hold of it.
+	bodies   *semaphore.Weighted
+	bodyHeld atomic.Int64
 }
 
 // New returns the adapter's HTTP handler.
@@ -85,7 +95,13 @@ func New(o Options) *Handler {
 	if o.BodyTimeout == 0 {
 		o.BodyTimeout = defaultBodyTimeout
 	}
+	if o.BodyBudget == 0 {
+		o.BodyBudget = defaultBodyBudget
+	}
 	h := &Handler{opts: o, mux: http.NewServeMux(), log: o.Logger}
+	if o.BodyBudget > 0 {
+		h.bodies = semaphore.NewWeighted(o.BodyBudget)
+	}
 	h.streams.release = h.releaseMemory
 	h.mux.HandleFunc(patternHealth, h.health)
 	h.mux.HandleFunc(patternRun, h.run)

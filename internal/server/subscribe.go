@@ -19,10 +19,11 @@ var subscribeKeys = map[string]bool{"threadId": true, "runId": true, "rosInvocat
 // media type and size are checked as on the other routes.
 func (h *Handler) subscribe(w http.ResponseWriter, r *http.Request) {
 	lang := requestLang(r)
-	body, ok := h.admitBody(w, r, lang, maxCancelBody, i18n.MsgRequestTooLarge, i18n.MsgInvalidJSON)
+	body, release, ok := h.admitBody(w, r, lang, maxCancelBody, i18n.MsgRequestTooLarge, i18n.MsgInvalidJSON)
 	if !ok {
 		return
 	}
+	defer release()
 	var obj map[string]any
 	if !utf8.Valid(body) || json.Unmarshal(body, &obj) != nil || obj == nil {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": adapter.ObserveInvalidIdentity})
@@ -35,6 +36,9 @@ func (h *Handler) subscribe(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	str := func(k string) string { s, _ := obj[k].(string); return s }
+	// Decoded: the budget is not held while the request is forwarded or
+	// the observation streams.
+	release()
 	// The execution lives in its owner's A2A server: observe it there.
 	ctx, done, ok := h.route(w, r, body, str("threadId"), lang)
 	if !ok {

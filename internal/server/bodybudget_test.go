@@ -1,0 +1,62 @@
+package server_test
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/server"
+)
+
+// TestBodyBudget: the bytes of request bodies read at once are bounded
+// (server.Options.BodyBudget, here 64 KiB). While a slow client holds
+// 60,000 bytes of it, a small run still starts at once, a 20,000-byte one
+// waits and is read once the slow one has ended (its 408), and a body
+// larger than the whole budget passes alone.
+func TestBodyBudget(t *testing.T) {
+	e := newEnv(t, envOptions{bodyBudget: 64 << 10, bodyTimeout: time.Second})
+	head := func(n int) string {
+		return "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(n) + "\r\n\r\n"
+	}
+	type result struct {
+		status int
+		at     time.Time
+	}
+	slow := make(chan result, 1)
+	go func() {
+		// Announces 60,000 bytes and sends 10: it holds its share until
+		// its body deadline answers 408.
+		res, _, _ := rawExchange(t, e.URL, head(60000)+strings.Repeat(" ", 10), "", 0)
+		slow <- result{res.StatusCode, time.Now()}
+	}()
+	for deadline := time.Now().Add(5 * time.Second); server.BodyBytesHeld(e.Handler) != 60000; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the slow request holds %d bytes, want 60000", server.BodyBytesHeld(e.Handler))
+		}
+	}
+
+	if r := post(t, e.URL, e.body("thread-small", "run-1", "Create a VPC template", nil), nil); r.Status != 200 {
+		t.Fatalf("small run while the budget is held: %d %s", r.Status, r.Body)
+	}
+	raw, err := json.Marshal(e.body("thread-medium", "run-1", "Create a VPC template "+strings.Repeat("x", 20000), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := post(t, e.URL, raw, nil)
+	medium := result{r.Status, time.Now()}
+	s := <-slow
+	if s.status != 408 {
+		t.Fatalf("the slow request: %d, want 408", s.status)
+	}
+	if medium.status != 200 || medium.at.Before(s.at) {
+		t.Fatalf("the 20,000-byte run: %d at %v, the slow one's 408 at %v; want 200 after it", medium.status, medium.at, s.at)
+	}
+	if r := post(t, e.URL, e.body("thread-large", "run-1", "Create a VPC template "+strings.Repeat("y", 100<<10), nil), nil); r.Status != 200 {
+		t.Fatalf("a run larger than the budget: %d %s", r.Status, r.Body)
+	}
+	if n := server.BodyBytesHeld(e.Handler); n != 0 {
+		t.Fatalf("%d bytes still held after every request ended", n)
+	}
+}
