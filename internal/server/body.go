@@ -38,10 +38,13 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) 
 	if err != nil {
 		return nil, noRelease, err
 	}
-	// Room for the whole body and the read that sees its end, so the
-	// buffer is allocated once instead of doubling up to twice its size.
+	// An announced body gets room for all of it and the read that sees
+	// its end, so the buffer is allocated once instead of doubling up to
+	// twice its size; one of unknown length grows as it comes.
 	var buf bytes.Buffer
-	buf.Grow(int(n) + bytes.MinRead)
+	if r.ContentLength > 0 {
+		buf.Grow(int(r.ContentLength) + bytes.MinRead)
+	}
 	if _, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1)); err != nil {
 		release()
 		return nil, noRelease, err

@@ -1,7 +1,10 @@
 package server_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,5 +61,34 @@ func TestBodyBudget(t *testing.T) {
 	}
 	if n := server.BodyBytesHeld(e.Handler); n != 0 {
 		t.Fatalf("%d bytes still held after every request ended", n)
+	}
+}
+
+// TestChunkedBodyWithinBudget: a body of unknown length (chunked) reserves
+// the route's whole limit while it is read, is read as it comes, and is
+// admitted like any other.
+func TestChunkedBodyWithinBudget(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	raw, err := json.Marshal(e.body("thread-chunked", "run-1", "Create a VPC template", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, e.URL, io.MultiReader(bytes.NewReader(raw[:20]), bytes.NewReader(raw[20:])))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.ContentLength = -1 // unknown: sent chunked
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 || !strings.Contains(string(body), `"type":"RUN_FINISHED"`) {
+		t.Fatalf("chunked run: %d %.300s", res.StatusCode, body)
+	}
+	if n := server.BodyBytesHeld(e.Handler); n != 0 {
+		t.Fatalf("%d bytes still held", n)
 	}
 }

@@ -42,6 +42,8 @@ const (
 	defaultJournalSize = 8 << 20
 	journalHeaderSize  = 32
 	journalRecordHead  = 16
+	// maxJournalBuf bounds the record buffer kept between batches.
+	maxJournalBuf = 1 << 20
 	// journalGrow is the step in which a journal file is zero-filled:
 	// about 50 saves of a typical document.
 	journalGrow = 64 << 10
@@ -80,6 +82,7 @@ type journal struct {
 	mu       sync.Mutex
 	done     *sync.Cond // signalled when a checkpoint ends
 	zeros    []byte
+	buf      []byte // the records of the batch being written (write)
 }
 
 // openJournal opens the journal in dir, making what is missing of it,
@@ -224,9 +227,14 @@ func (j *journal) reserve(n int) error {
 // It does not sync.
 func (j *journal) write(order []*target, now int64) error {
 	jf := j.files[j.active]
-	var buf []byte
+	// One buffer for every batch: a burst of saves would otherwise leave
+	// its records behind as garbage, raising the heap's peak.
+	buf := j.buf[:0]
 	for _, t := range order {
 		buf = appendRecord(buf, jf.epoch, t.threadID, t.stored, t.data, now)
+	}
+	if cap(buf) <= maxJournalBuf {
+		j.buf = buf
 	}
 	if _, err := jf.f.WriteAt(buf, jf.off); err != nil {
 		return err
