@@ -38,12 +38,13 @@ type saveOp struct {
 // committer is the group commit of a FileStore (protocol.md §8.5). Saves
 // queue here; one goroutine at a time (the first saver of a burst, then a
 // drain goroutine) takes everything queued and commits it as a batch:
-// compare every revision, write every temporary file, fsync them
-// together, rename them, fsync the directory once. Under many concurrent
-// saves the file system then sees a few callers doing sequential work
-// instead of a thread per save contending for the same directory and
-// journal, and N saves cost about two rounds of fsyncs. A lone save pays
-// what it paid before: one of each step.
+// compare every revision, write every new document, and make the batch
+// durable once, with one sync of the journal (commit_journal.go) or,
+// without one, by fsyncing the documents together, renaming them and
+// fsyncing the directory once (commitSynced). Under many concurrent saves
+// the file system then sees a few callers doing sequential work instead
+// of a thread per save contending for the same directory, and N saves
+// cost about one round of syncs. A lone save pays one of each step.
 //
 // The committer is the only writer of its store's files, so the compare
 // and the rename need no lock; readers never wait for it (a rename is
@@ -238,9 +239,7 @@ func (s *FileStore) commit(batch []*saveOp) {
 func (s *FileStore) commitSynced(order []*target) {
 	s.writeTemps(order)
 	for _, t := range order {
-		for _, op := range t.ops {
-			crashPoint(op.crash, "temp")
-		}
+		t.crashAt("temp")
 	}
 	renamed := false
 	for _, t := range order {
@@ -253,23 +252,17 @@ func (s *FileStore) commitSynced(order []*target) {
 			continue
 		}
 		renamed = renamed || t.durable
-		for _, op := range t.ops {
-			crashPoint(op.crash, "renamed")
-		}
+		t.crashAt("renamed")
 	}
 	var dirErr error
 	if renamed {
 		dirErr = syncDir(s.threads)
 	}
 	for _, t := range order {
-		err := t.err
-		if err == nil && t.durable {
-			err = dirErr
+		if t.err == nil && t.durable {
+			t.err = dirErr
 		}
-		if err != nil {
-			err = fmt.Errorf("%w: %w", ErrUnavailable, err)
-		}
-		t.answer(err)
+		t.finish()
 	}
 }
 
@@ -353,14 +346,11 @@ func (s *FileStore) compare(batch []*saveOp) []*target {
 // a file renamed over another before that rename. A failure is that
 // target's error.
 func (s *FileStore) writeTemps(order []*target) {
-	sp := &s.commits.spares
 	open := make(chan struct{}, syncWorkers)
 	var wg sync.WaitGroup
 	for i, t := range order {
 		open <- struct{}{}
-		if t.tmp, t.f, t.spare = sp.take(t.data); !t.spare {
-			t.tmp, t.f, t.err = openTemp(t.path, t.data)
-		}
+		s.writeDocument(t)
 		if t.err != nil || !(t.durable || t.spare) {
 			t.closeFile(nil)
 			<-open
@@ -380,6 +370,14 @@ func (s *FileStore) writeTemps(order []*target) {
 	wg.Wait()
 }
 
+// writeDocument writes t's new document over a spare or, when there is
+// none, into a new temporary file next to t's, and leaves it open in t.f.
+func (s *FileStore) writeDocument(t *target) {
+	if t.tmp, t.f, t.spare = s.commits.spares.take(t.data); !t.spare {
+		t.tmp, t.f, t.err = openTemp(t.path, t.data)
+	}
+}
+
 // closeFile closes t's open file; err or the close's error becomes t's.
 func (t *target) closeFile(err error) {
 	if t.f != nil {
@@ -397,6 +395,23 @@ func (t *target) closeFile(err error) {
 func (t *target) answer(err error) {
 	for _, op := range t.ops {
 		op.finish(err)
+	}
+}
+
+// finish answers every op of t with t's error, as ErrUnavailable, or nil.
+func (t *target) finish() {
+	if t.err != nil {
+		t.answer(fmt.Errorf("%w: %w", ErrUnavailable, t.err))
+		return
+	}
+	t.answer(nil)
+}
+
+// crashAt is the crash hook's point phase for every op of t (test builds
+// only, crashhook.go).
+func (t *target) crashAt(phase string) {
+	for _, op := range t.ops {
+		crashPoint(op.crash, phase)
 	}
 }
 

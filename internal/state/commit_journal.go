@@ -37,7 +37,7 @@ func (s *FileStore) recoverJournal() error {
 	if _, err := os.Lstat(s.journalDir()); errors.Is(err, fs.ErrNotExist) {
 		return nil // the first save makes it
 	}
-	j, err := s.openJournal()
+	j, err := s.startJournal()
 	if errors.Is(err, errJournalBusy) {
 		s.journalOff = true
 		return nil
@@ -49,9 +49,9 @@ func (s *FileStore) recoverJournal() error {
 	return nil
 }
 
-// openJournal opens (or makes) the journal, replays what it holds and
+// startJournal opens (or makes) the journal, replays what it holds and
 // marks it empty.
-func (s *FileStore) openJournal() (*journal, error) {
+func (s *FileStore) startJournal() (*journal, error) {
 	j, err := openJournal(s.journalDir(), s.journalSize, s.syncDirs())
 	if err != nil {
 		return nil, err
@@ -90,7 +90,7 @@ func (s *FileStore) journalFor(order []*target) (*journal, int) {
 	if s.journal == nil {
 		// Made here, by the first save; one made meanwhile by another
 		// process is replayed like one found at the start.
-		j, err := s.openJournal()
+		j, err := s.startJournal()
 		if err != nil {
 			// Held by another process, or not possible here: every save
 			// syncs its own files, as without a journal.
@@ -130,11 +130,8 @@ func (s *FileStore) commitJournaled(order []*target, j *journal) {
 	}
 	synced := make(chan error, 1)
 	go func() { synced <- j.sync() }()
-	sp := &s.commits.spares
 	for _, t := range order {
-		if t.tmp, t.f, t.spare = sp.take(t.data); !t.spare {
-			t.tmp, t.f, t.err = openTemp(t.path, t.data)
-		}
+		s.writeDocument(t)
 		t.closeFile(nil)
 	}
 	forget := false
@@ -147,9 +144,7 @@ func (s *FileStore) commitJournaled(order []*target, j *journal) {
 		s.dropJournal()
 	}
 	for _, t := range order {
-		for _, op := range t.ops {
-			crashPoint(op.crash, "temp")
-		}
+		t.crashAt("temp")
 	}
 	for _, t := range order {
 		if t.err != nil {
@@ -160,9 +155,7 @@ func (s *FileStore) commitJournaled(order []*target, j *journal) {
 		if t.err = s.replace(t); t.err != nil {
 			forget = true
 		}
-		for _, op := range t.ops {
-			crashPoint(op.crash, "renamed")
-		}
+		t.crashAt("renamed")
 	}
 	if forget && s.journal != nil {
 		if err := j.forget(); err != nil {
@@ -170,11 +163,7 @@ func (s *FileStore) commitJournaled(order []*target, j *journal) {
 		}
 	}
 	for _, t := range order {
-		if t.err != nil {
-			t.answer(fmt.Errorf("%w: %w", ErrUnavailable, t.err))
-		} else {
-			t.answer(nil)
-		}
+		t.finish()
 	}
 }
 

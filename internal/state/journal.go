@@ -249,7 +249,7 @@ func (j *journal) write(order []*target, now int64) error {
 // appendRecord appends one record to buf.
 func appendRecord(buf []byte, epoch uint64, threadID string, prev Revision, data []byte, now int64) []byte {
 	start := len(buf)
-	body := 2 + len(threadID) + 1 + len(prev) + 8 + len(data)
+	body := recordSize(threadID, prev, data) - journalRecordHead
 	buf = binary.LittleEndian.AppendUint32(buf, uint32(body))
 	buf = binary.LittleEndian.AppendUint64(buf, epoch)
 	buf = append(buf, 0, 0, 0, 0) // CRC, below

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -44,22 +45,12 @@ func (j *journal) records() ([]journalRecord, error) {
 			files = append(files, live{seq, parseRecords(data, epoch)})
 		}
 	}
-	slices.SortFunc(files, func(a, b live) int { return compareUint(a.seq, b.seq) })
+	slices.SortFunc(files, func(a, b live) int { return cmp.Compare(a.seq, b.seq) })
 	var all []journalRecord
 	for _, f := range files {
 		all = append(all, f.recs...)
 	}
 	return all, nil
-}
-
-func compareUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // readAll reads f from its start.
@@ -143,21 +134,33 @@ const foreignGrace = 2 * time.Second
 // after the journal's last save of it gets the journaled document.
 func (s *FileStore) replay(recs []journalRecord) error {
 	type chain struct {
-		last  journalRecord
-		known map[Revision]bool
+		last    journalRecord
+		lastRev Revision
+		known   map[Revision]bool
 	}
 	chains := map[string]*chain{}
-	var order []string
+	var ids []string
 	for _, r := range recs {
 		c := chains[r.threadID]
 		if c == nil {
 			c = &chain{known: map[Revision]bool{}}
 			chains[r.threadID] = c
-			order = append(order, r.threadID)
+			ids = append(ids, r.threadID)
 		}
+		c.last, c.lastRev = r, revisionOf(r.data)
 		c.known[r.prev] = true
-		c.known[revisionOf(r.data)] = true
-		c.last = r
+		c.known[c.lastRev] = true
+	}
+	var order []*target
+	for _, id := range ids {
+		c := chains[id]
+		path, err := s.Path(id)
+		if err != nil {
+			continue
+		}
+		if want, existed := s.replayWanted(path, id, c.last, c.lastRev, c.known); want {
+			order = append(order, &target{path: path, threadID: id, existed: existed, data: c.last.data, durable: true})
+		}
 	}
 	if len(order) == 0 {
 		return nil
@@ -165,66 +168,45 @@ func (s *FileStore) replay(recs []journalRecord) error {
 	if err := s.ensureDirs(); err != nil {
 		return err
 	}
-	wrote := false
-	for _, id := range order {
-		c := chains[id]
-		path, err := s.Path(id)
-		if err != nil {
-			continue
+	// Written as a save without the journal writes. The committer's state
+	// (its spares) is free: no batch runs before the journal is open, as
+	// every save waits in open (or this runs in the committer itself, for
+	// a journal the first save makes).
+	s.commitSynced(order)
+	for _, t := range order {
+		if t.err != nil {
+			return t.err
 		}
-		if !s.replayWanted(path, id, c.last, c.known) {
-			continue
-		}
-		tmp, f, err := openTemp(path, c.last.data)
-		if err != nil {
-			return err
-		}
-		err = f.Sync()
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = replaceWith(tmp, path, s.rename)
-		} else {
-			_ = os.Remove(tmp)
-		}
-		if err != nil {
-			return err
-		}
-		wrote = true
-	}
-	if wrote {
-		return syncDir(s.threads)
 	}
 	return nil
 }
 
 // replayWanted reports whether the file at path needs the journaled
-// document last.
-func (s *FileStore) replayWanted(path, threadID string, last journalRecord, known map[Revision]bool) bool {
+// document last (whose revision is lastRev), and whether a file is there.
+func (s *FileStore) replayWanted(path, threadID string, last journalRecord, lastRev Revision, known map[Revision]bool) (want, existed bool) {
 	data, err := s.read(path)
 	switch {
 	case errors.Is(err, ErrNotFound):
-		return true
+		return true, false
 	case err != nil:
 		// A symlink, FIFO or hard link stays refused as before; an I/O
 		// error leaves the thread unavailable as before.
-		return false
+		return false, true
 	}
 	rev := revisionOf(data)
-	if rev == revisionOf(last.data) {
-		return false
+	if rev == lastRev {
+		return false, true
 	}
 	if known[rev] {
-		return true
+		return true, true
 	}
 	if _, err := decodeThread(data, threadID); err != nil {
 		// Torn, or another thread's document in a spare that was swapped
 		// in before its new content reached the disk.
-		return true
+		return true, true
 	}
 	// A document of this thread the journal never saw: an old one in such
 	// a spare, or another program's, written after this process stopped.
 	fi, err := os.Lstat(path)
-	return err != nil || !fi.ModTime().After(last.at.Add(foreignGrace))
+	return err != nil || !fi.ModTime().After(last.at.Add(foreignGrace)), true
 }
