@@ -1,18 +1,18 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
 
@@ -117,18 +117,8 @@ func streamEvents(ctx context.Context, url string, body map[string]any) []map[st
 		return nil
 	}
 	defer res.Body.Close()
-	var evs []map[string]any
-	sc := bufio.NewScanner(res.Body)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		if line, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-			var ev map[string]any
-			if json.Unmarshal([]byte(line), &ev) == nil {
-				evs = append(evs, ev)
-			}
-		}
-	}
-	return evs
+	b, _ := io.ReadAll(res.Body) // up to the end or the break
+	return e2etest.Events(b)
 }
 
 func optionalString(s *string) string {

@@ -47,7 +47,7 @@ type Options struct {
 	// handler starts, to deliver its body (60 s when zero). It is lifted
 	// once the body is read, so that long SSE responses are never cut.
 	BodyTimeout time.Duration
-	// BodyBudget bounds the bytes of request bodies read and admitted at
+	// BodyBudget bounds the bytes of request bodies read and decoded at
 	// once (body.go): a request whose body does not fit waits, at most
 	// BodyTimeout. Zero means 256 MiB; a negative value, no bound.
 	BodyBudget int64

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 )
 
 // URL returns the redis:// URL of a server for t: the shared one when
@@ -54,7 +56,7 @@ func Start(t testing.TB, fsync string) *Server {
 		}
 		t.Skip("redis-server is not installed")
 	}
-	s := &Server{bin: bin, port: freePort(t), dir: t.TempDir(), fsync: fsync}
+	s := &Server{bin: bin, port: e2etest.FreePort(t), dir: t.TempDir(), fsync: fsync}
 	s.URL = fmt.Sprintf("redis://127.0.0.1:%d/0", s.port)
 	s.start(t)
 	t.Cleanup(s.Kill)
@@ -115,14 +117,4 @@ func (s *Server) Restart(t testing.TB) {
 	t.Helper()
 	s.Kill()
 	s.start(t)
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
