@@ -128,14 +128,21 @@ func (s *FileStore) commitJournaled(order []*target, j *journal) {
 		s.commitSynced(order)
 		return
 	}
-	synced := make(chan error, 1)
-	go func() { synced <- j.sync() }()
-	for _, t := range order {
-		s.writeDocument(t)
-		t.closeFile(nil)
+	var syncErr error
+	if len(order) <= inlineSync {
+		// A small batch writes its documents, then syncs, on this
+		// goroutine: handing the sync to another one costs two wake-ups
+		// between threads, more than the writing it would overlap.
+		s.writeDocuments(order)
+		syncErr = j.sync()
+	} else {
+		synced := make(chan error, 1)
+		go func() { synced <- j.sync() }()
+		s.writeDocuments(order)
+		syncErr = <-synced
 	}
 	forget := false
-	if err := <-synced; err != nil {
+	if err := syncErr; err != nil {
 		for _, t := range order {
 			if t.err == nil {
 				t.err = err
@@ -164,6 +171,19 @@ func (s *FileStore) commitJournaled(order []*target, j *journal) {
 	}
 	for _, t := range order {
 		t.finish()
+	}
+}
+
+// inlineSync is the largest batch that syncs its journal records after
+// writing its documents instead of while writing them.
+const inlineSync = 2
+
+// writeDocuments writes the new documents of a journaled batch, not
+// synced (a checkpoint syncs them).
+func (s *FileStore) writeDocuments(order []*target) {
+	for _, t := range order {
+		s.writeDocument(t)
+		t.closeFile(nil)
 	}
 }
 
