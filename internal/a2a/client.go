@@ -148,7 +148,7 @@ func (c *Client) do(ctx context.Context, method, url string, body []byte, stream
 		h[reqid.Header] = []string{id}
 	}
 	var resp *http.Response
-	if stream && c.leanFor(req) {
+	if c.leanFor(req) {
 		resp, err = c.lean.roundTrip(ctx, req)
 	} else {
 		resp, err = c.hc.Do(req)

@@ -17,9 +17,9 @@
 // cannot decode object error data and costs about 40 µs a frame
 // (dependencies.md §0.1, §1.3). The SDK types are still used to build requests.
 //
-// Streaming calls to a plain-HTTP upstream through the default HTTP client
-// run on connections the client owns (lean.go, leanwire.go, leanbody.go,
-// chunked.go) rather than net/http's Transport, whose read and write
-// goroutines and buffers per connection cost every waiting stream about
-// 14 KiB; HTTPS, proxies and injected clients keep net/http.
+// Calls to a plain-HTTP upstream through the default HTTP client, streaming
+// and unary, run on connections the client owns (lean.go, leanwire.go,
+// leanbody.go, chunked.go) rather than net/http's Transport, whose read and
+// write goroutines and buffers per connection cost every waiting stream
+// about 14 KiB; HTTPS, proxies and injected clients keep net/http.
 package a2a

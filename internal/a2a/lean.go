@@ -10,13 +10,16 @@ import (
 	"time"
 )
 
-// A streaming call to a plain-HTTP upstream through the default client
-// runs on a connection the client owns: net/http's Transport keeps a read
-// and a write goroutine and their buffers for every connection, about
-// 14 KiB per waiting stream. Here the request is written from a free
-// buffer, the response head is parsed with a borrowed reader that goes
-// back right after it, and the body's framing is decoded in the SSE
-// reader's own buffer, which a waiting stream gives back.
+// A call to a plain-HTTP upstream through the default client runs on a
+// connection the client owns: net/http's Transport keeps a read and a
+// write goroutine and their buffers for every connection, about 14 KiB per
+// waiting stream. Here the request is written from a free buffer, the
+// response head is parsed with a borrowed reader that goes back right
+// after it, and the body's framing is decoded in the SSE reader's own
+// buffer, which a waiting stream gives back. Unary calls take the same
+// path: when many waiting streams close at once, each cancels its task,
+// and through the Transport every one of those calls started a dial and
+// two goroutines whose descriptors the runtime never frees.
 const (
 	maxLeanIdle     = 1024             // idle connections kept
 	leanIdleTimeout = 90 * time.Second // as the Transport's IdleConnTimeout
@@ -41,8 +44,8 @@ func newLeanPool() *leanPool {
 	return &leanPool{dialer: net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}}
 }
 
-// leanFor reports whether a streaming request may take the lean path: the
-// default client, plain HTTP, no proxy.
+// leanFor reports whether a request may take the lean path: the default
+// client, plain HTTP, no proxy.
 func (c *Client) leanFor(req *http.Request) bool {
 	if c.lean == nil || req.URL.Scheme != "http" {
 		return false

@@ -316,3 +316,42 @@ func TestLeanCloseAfterLastFrame(t *testing.T) {
 		t.Fatalf("client addresses %v, want one reused", a)
 	}
 }
+
+// Unary calls (CancelTask, GetTask) take the lean path too: a burst of
+// them, as when many waiting streams close at once, starts no Transport
+// read and write goroutines, and their connections are pooled with the
+// streams' (one connection serves a stream and then every unary call
+// here, one after another).
+func TestLeanUnaryCalls(t *testing.T) {
+	srv := newAddrServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Accept") == "text/event-stream" {
+			chunkedSSE(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":"1","result":{"id":"T","contextId":"C","status":{"state":"TASK_STATE_CANCELED"}}}`)
+	})
+	c := New(srv.URL, "")
+	streamOnce(t, c)
+	for range 3 {
+		ev, err := c.CancelTask(context.Background(), "T")
+		if err != nil || ev.State() != StateCanceled {
+			t.Fatalf("CancelTask = %+v, %v", ev, err)
+		}
+		if _, err := c.GetTask(context.Background(), "T", 0); err != nil {
+			t.Fatalf("GetTask: %v", err)
+		}
+	}
+	remote := srv.remote()
+	if len(remote) != 7 {
+		t.Fatalf("%d requests, want 7", len(remote))
+	}
+	for _, a := range remote[1:] {
+		if a != remote[0] {
+			t.Fatalf("requests came from %v, want one connection", remote)
+		}
+	}
+	if n := idleConns(c); n != 1 {
+		t.Fatalf("%d idle lean connections, want 1", n)
+	}
+}
