@@ -26,12 +26,12 @@ func rawPost(t *testing.T, url string, body any) (*http.Response, []byte, bool) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(raw))
+	conn, err := net.Dial("tcp", req.URL.Host)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(raw))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Request-Id", "req-park-1")
 	if err := req.Write(conn); err != nil {
@@ -206,4 +206,56 @@ func readUntil(t *testing.T, r io.Reader, want string, d time.Duration) string {
 		t.Fatalf("%q not seen within %s", want, d)
 	}
 	return raw.String()
+}
+
+// TestParkedObservation: beyond ParkAbove open streams an observation
+// (protocol.md §7.2) is parked like a run: the same events in a
+// well-formed chunked body, the connection closed after it, the access
+// line (route subscribe) when it has ended; and an observer that leaves a
+// parked observation of a running task cancels nothing.
+func TestParkedObservation(t *testing.T) {
+	var logs e2etest.Buffer
+	e := newEnv(t, envOptions{parkAbove: -1, logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	const th = "thread-park-observe"
+	r := post(t, e.URL, e.body(th, "run-1", "run pwd, permission please", nil), nil)
+	its := interrupts(t, r)
+	exec := sessionOf(t, r.Events)["executionId"].(string)
+
+	res, body, closed := rawPost(t, subscribeURL(e, exec), map[string]any{"threadId": th, "runId": "run-1", "rosInvocationId": "invocation-1"})
+	if res.StatusCode != 200 || !res.Close || !closed || res.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("status %d, Connection: close %v, closed %v, Content-Type %q; want a parked stream", res.StatusCode, res.Close, closed, res.Header.Get("Content-Type"))
+	}
+	evs := parseSSE(t, string(body))
+	fin := evs[len(evs)-1]
+	out, _ := fin["outcome"].(map[string]any)
+	got, _ := out["interrupts"].([]any)
+	if evs[0]["type"] != "RUN_STARTED" || fin["type"] != "RUN_FINISHED" || out["type"] != "interrupt" || len(got) != 1 || got[0].(map[string]any)["id"] != its[0]["id"] {
+		t.Fatalf("parked observation %v, ended %v", types(evs), fin)
+	}
+	var line map[string]any
+	waitUntil(t, func() bool {
+		for _, l := range strings.Split(logs.String(), "\n") {
+			if strings.Contains(l, `"msg":"http request"`) && strings.Contains(l, "req-park-1") {
+				return json.Unmarshal([]byte(l), &line) == nil
+			}
+		}
+		return false
+	})
+	if line["status"] != 200.0 || line["bytes"] != float64(len(body)) || line["route"] != "subscribe" {
+		t.Fatalf("access line %v, want status 200, %d bytes, route subscribe", line, len(body))
+	}
+
+	run := openStream(t, e.URL, e.body("thread-park-observe-2", "run-1", "cancel me", nil))
+	sess := run.waitFor(t, "CUSTOM")["value"].(map[string]any)
+	o := openStream(t, subscribeURL(e, sess["executionId"].(string)), map[string]any{"threadId": "thread-park-observe-2", "runId": "run-1", "rosInvocationId": "invocation-1"})
+	o.waitFor(t, "TEXT_MESSAGE_CONTENT")
+	if !o.res.Close {
+		t.Fatal("the observation was not parked")
+	}
+	o.res.Body.Close()
+	run.waitFor(t, "TEXT_MESSAGE_CONTENT")
+	run.waitFor(t, "TEXT_MESSAGE_CONTENT")
+	if n := countMethod(e.Agent.Calls(), "CancelTask"); n != 0 {
+		t.Fatalf("an observer's disconnect cancelled the task (%d CancelTask)", n)
+	}
 }

@@ -27,7 +27,7 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 	h.streams.opened()
 	if h.parkable(r) {
 		if p := h.park(w, r, ctx); p != nil {
-			go h.streamParked(p, run, done)
+			go h.serveParked(p, done, func(ctx context.Context, w http.ResponseWriter) { h.stream(ctx, w, run) })
 			return
 		}
 	}
@@ -48,9 +48,10 @@ func (h *Handler) stream(ctx context.Context, w http.ResponseWriter, run *adapte
 	run.Stream(ctx, sw)
 }
 
-// streamParked is stream for a parked connection, on a goroutine of its
-// own: done and the stream count are settled when the response has ended.
-func (h *Handler) streamParked(p *parkedStream, run *adapter.Run, done func()) {
+// serveParked runs serve (a run's or an observation's stream) for a parked
+// connection, on a goroutine of its own: done and the stream count are
+// settled when the response has ended.
+func (h *Handler) serveParked(p *parkedStream, done func(), serve func(context.Context, http.ResponseWriter)) {
 	defer done()
 	defer h.streams.closed()
 	defer func() {
@@ -58,11 +59,11 @@ func (h *Handler) streamParked(p *parkedStream, run *adapter.Run, done func()) {
 		// a parked stream's goroutine must not take the process down
 		// where a handler would not.
 		if v := recover(); v != nil {
-			h.log.Error("panic serving a parked run stream", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			h.log.Error("panic serving a parked stream", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			p.abort()
 		}
 	}()
-	h.stream(p.ctx, p, run)
+	serve(p.ctx, p)
 	p.end()
 }
 

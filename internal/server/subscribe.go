@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -44,7 +45,12 @@ func (h *Handler) subscribe(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	defer done()
+	parked := false
+	defer func() {
+		if !parked {
+			done()
+		}
+	}()
 	o, err := h.opts.Adapter.Observe(ctx, adapter.ObserveRequest{
 		ExecutionID: r.PathValue("executionId"), ThreadID: str("threadId"), RunID: str("runId"), RosInvocationID: str("rosInvocationId"),
 	})
@@ -57,12 +63,25 @@ func (h *Handler) subscribe(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
 		return
 	}
-	// No heartbeat, as the original's observation stream (§7.2).
+	// An observation waits as long as a run does: beyond the same number
+	// of open streams it is parked like one (park.go).
+	h.streams.opened()
+	if h.parkable(r) {
+		if p := h.park(w, r, ctx); p != nil {
+			parked = true
+			go h.serveParked(p, done, func(ctx context.Context, w http.ResponseWriter) { observe(ctx, w, o, lang) })
+			return
+		}
+	}
+	defer h.streams.closed()
+	observe(ctx, w, o, lang)
+}
+
+// observe writes an observation's SSE stream to w. No heartbeat, as the
+// original's observation stream (§7.2).
+func observe(ctx context.Context, w http.ResponseWriter, o *adapter.Observation, lang i18n.Lang) {
 	sw := agui.NewWriter(w, agui.WriterOptions{Heartbeat: -1})
 	defer sw.Close()
-	if err := sw.Start(); err != nil {
-		o.Stream(ctx, sw, lang)
-		return
-	}
+	_ = sw.Start() // on failure Stream's writes fail fast and release the thread
 	o.Stream(ctx, sw, lang)
 }
