@@ -3,6 +3,7 @@ package metrics
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -47,6 +48,7 @@ type Metrics struct {
 	stateWriteDur prometheus.Histogram
 	httpRequests  *prometheus.CounterVec
 	handler       http.Handler
+	gaugesOnce    sync.Once // ServerGauges
 }
 
 // New builds the metrics on a registry of their own, so that tests and
@@ -102,6 +104,23 @@ func New() *Metrics {
 	}
 	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	return m
+}
+
+// ServerGauges adds the HTTP server's gauges, read when scraped: the open
+// run and observation streams (parked ones included) and the bytes of
+// request bodies being read or decoded, which share the body budget
+// (protocol.md §2.5). Only the first call on m adds them.
+func (m *Metrics) ServerGauges(openStreams, bodyBytes func() float64) {
+	m.gaugesOnce.Do(func() {
+		m.reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Namespace: namespace, Name: "open_streams", Help: "Run and observation streams open now, parked ones included.",
+			}, openStreams),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+				Namespace: namespace, Name: "request_body_bytes", Help: "Bytes of request bodies being read or decoded now (they share the body budget).",
+			}, bodyBytes),
+		)
+	})
 }
 
 // Registry returns the registry, for a caller that adds its own series.

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/iac-code-agui/iac-code-agui/internal/server"
 )
 
 // TestBodyBudget: the bytes of request bodies read at once are bounded
@@ -34,9 +32,13 @@ func TestBodyBudget(t *testing.T) {
 		res, _, _ := rawExchange(t, e.URL, head(60000)+strings.Repeat(" ", 10), "", 0)
 		slow <- result{res.StatusCode, time.Now()}
 	}()
-	for deadline := time.Now().Add(5 * time.Second); server.BodyBytesHeld(e.Handler) != 60000; time.Sleep(time.Millisecond) {
+	held := func() float64 {
+		_, body := scrapeMetrics(t, e, nil)
+		return sample(body, "iac_code_agui_request_body_bytes")
+	}
+	for deadline := time.Now().Add(5 * time.Second); held() != 60000; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the slow request holds %d bytes, want 60000", server.BodyBytesHeld(e.Handler))
+			t.Fatalf("the slow request holds %v bytes, want 60000", held())
 		}
 	}
 
@@ -59,8 +61,8 @@ func TestBodyBudget(t *testing.T) {
 	if r := post(t, e.URL, e.body("thread-large", "run-1", "Create a VPC template "+strings.Repeat("y", 100<<10), nil), nil); r.Status != 200 {
 		t.Fatalf("a run larger than the budget: %d %s", r.Status, r.Body)
 	}
-	if n := server.BodyBytesHeld(e.Handler); n != 0 {
-		t.Fatalf("%d bytes still held after every request ended", n)
+	if n := held(); n != 0 {
+		t.Fatalf("%v bytes still held after every request ended", n)
 	}
 }
 
@@ -88,7 +90,7 @@ func TestChunkedBodyWithinBudget(t *testing.T) {
 	if res.StatusCode != 200 || !strings.Contains(string(body), `"type":"RUN_FINISHED"`) {
 		t.Fatalf("chunked run: %d %.300s", res.StatusCode, body)
 	}
-	if n := server.BodyBytesHeld(e.Handler); n != 0 {
-		t.Fatalf("%d bytes still held", n)
+	if _, m := scrapeMetrics(t, e, nil); sample(m, "iac_code_agui_request_body_bytes") != 0 {
+		t.Fatalf("%v bytes still held", sample(m, "iac_code_agui_request_body_bytes"))
 	}
 }

@@ -7,13 +7,16 @@ import (
 )
 
 // Metrics is what the server needs from the metrics package: a counter of
-// answered requests and the handler of GET /metrics. An interface, so the
+// answered requests, two gauges and the handler of GET /metrics. An interface, so the
 // server does not depend on a metrics library.
 type Metrics interface {
 	// ObserveHTTP counts one answered request by route ("run", "cancel",
 	// "health", "metrics" or "other") and status.
 	ObserveHTTP(route string, status int)
 	Handler() http.Handler
+	// ServerGauges registers gauges read when scraped: the open streams
+	// and the request body bytes held (New calls it once).
+	ServerGauges(openStreams, bodyBytes func() float64)
 }
 
 // routeOf maps the pattern the mux matched to a bounded route label; an

@@ -200,3 +200,29 @@ func TestMetricsStateWriteFailure(t *testing.T) {
 		`iac_code_agui_http_requests_total{code="503",route="run"}`:          1,
 	})
 }
+
+// TestOpenStreamsGauge: iac_code_agui_open_streams counts the run streams
+// open now, a parked one included, and falls back once they end.
+func TestOpenStreamsGauge(t *testing.T) {
+	e := newEnv(t, envOptions{parkAbove: 1})
+	open := func() float64 {
+		_, body := scrapeMetrics(t, e, nil)
+		return sample(body, "iac_code_agui_open_streams")
+	}
+	if n := open(); n != 0 {
+		t.Fatalf("open streams before any run: %v", n)
+	}
+	first := openStream(t, e.URL, e.body("thread-gauge-1", "run-1", "stall", nil))
+	first.waitFor(t, "CUSTOM")
+	second := openStream(t, e.URL, e.body("thread-gauge-2", "run-1", "stall", nil))
+	second.waitFor(t, "CUSTOM")
+	if !second.res.Close {
+		t.Fatal("the second stream was not parked")
+	}
+	if n := open(); n != 2 {
+		t.Fatalf("open streams with two waiting: %v, want 2", n)
+	}
+	first.res.Body.Close()
+	second.res.Body.Close()
+	waitUntil(t, func() bool { return open() == 0 })
+}

@@ -109,6 +109,9 @@ func New(o Options) *Handler {
 	h.mux.HandleFunc(patternSubscribe, h.subscribe)
 	if o.Metrics != nil {
 		h.mux.HandleFunc(patternMetrics, h.metrics)
+		o.Metrics.ServerGauges(
+			func() float64 { return float64(h.streams.count()) },
+			func() float64 { return float64(h.bodyHeld.Load()) })
 	}
 	// The browser console: public static files, no token needed to load it.
 	h.mux.Handle("GET "+console.Path, console.Handler())
