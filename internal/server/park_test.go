@@ -84,6 +84,13 @@ func TestParkedStreamIsTheSameStream(t *testing.T) {
 	if strings.Join(got, ",") != strings.Join(exp, ",") || exp[len(exp)-1] != "RUN_FINISHED" {
 		t.Fatalf("parked events %v, want %v", got, exp)
 	}
+	assertParkedAccessLine(t, &logs, "run", len(body))
+}
+
+// assertParkedAccessLine waits for the access line of rawPost's request
+// and checks its status 200, route and body size.
+func assertParkedAccessLine(t *testing.T, logs *e2etest.Buffer, route string, bytes int) {
+	t.Helper()
 	var line map[string]any
 	waitUntil(t, func() bool {
 		for _, l := range strings.Split(logs.String(), "\n") {
@@ -93,8 +100,8 @@ func TestParkedStreamIsTheSameStream(t *testing.T) {
 		}
 		return false
 	})
-	if line["status"] != 200.0 || line["bytes"] != float64(len(body)) || line["route"] != "run" {
-		t.Fatalf("access line %v, want status 200, %d bytes, route run", line, len(body))
+	if line["status"] != 200.0 || line["bytes"] != float64(bytes) || line["route"] != route {
+		t.Fatalf("access line %v, want status 200, %d bytes, route %s", line, bytes, route)
 	}
 }
 
@@ -232,18 +239,7 @@ func TestParkedObservation(t *testing.T) {
 	if evs[0]["type"] != "RUN_STARTED" || fin["type"] != "RUN_FINISHED" || out["type"] != "interrupt" || len(got) != 1 || got[0].(map[string]any)["id"] != its[0]["id"] {
 		t.Fatalf("parked observation %v, ended %v", types(evs), fin)
 	}
-	var line map[string]any
-	waitUntil(t, func() bool {
-		for _, l := range strings.Split(logs.String(), "\n") {
-			if strings.Contains(l, `"msg":"http request"`) && strings.Contains(l, "req-park-1") {
-				return json.Unmarshal([]byte(l), &line) == nil
-			}
-		}
-		return false
-	})
-	if line["status"] != 200.0 || line["bytes"] != float64(len(body)) || line["route"] != "subscribe" {
-		t.Fatalf("access line %v, want status 200, %d bytes, route subscribe", line, len(body))
-	}
+	assertParkedAccessLine(t, &logs, "subscribe", len(body))
 
 	run := openStream(t, e.URL, e.body("thread-park-observe-2", "run-1", "cancel me", nil))
 	sess := run.waitFor(t, "CUSTOM")["value"].(map[string]any)
