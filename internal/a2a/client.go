@@ -26,7 +26,7 @@ type Client struct {
 	base     string // ends with "/"
 	token    string
 	hc       *http.Client
-	lean     *leanPool // streaming calls' own connections; nil with WithHTTPClient
+	lean     *leanPool // the client's own connections (lean.go); nil with WithHTTPClient
 	idle     time.Duration
 	maxFrame int
 }

@@ -24,16 +24,23 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 	if run == nil {
 		return
 	}
+	h.serveStream(w, r, ctx, done, func(ctx context.Context, w http.ResponseWriter) { h.stream(ctx, w, run) })
+}
+
+// serveStream serves an admitted stream (a run's or an observation's) and
+// calls done once it has ended: beyond ParkAbove open streams on a parked
+// connection and a goroutine of its own (serveParked), else here.
+func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx context.Context, done func(), serve func(context.Context, http.ResponseWriter)) {
 	h.streams.opened()
 	if h.parkable(r) {
 		if p := h.park(w, r, ctx); p != nil {
-			go h.serveParked(p, done, func(ctx context.Context, w http.ResponseWriter) { h.stream(ctx, w, run) })
+			go h.serveParked(p, done, serve)
 			return
 		}
 	}
 	defer done()
 	defer h.streams.closed()
-	h.stream(ctx, w, run)
+	serve(ctx, w)
 }
 
 // stream writes the admitted run's SSE stream to w.

@@ -45,36 +45,22 @@ func (h *Handler) subscribe(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	parked := false
-	defer func() {
-		if !parked {
-			done()
-		}
-	}()
 	o, err := h.opts.Adapter.Observe(ctx, adapter.ObserveRequest{
 		ExecutionID: r.PathValue("executionId"), ThreadID: str("threadId"), RunID: str("runId"), RosInvocationID: str("rosInvocationId"),
 	})
 	var oe *adapter.ObserveError
-	if errors.As(err, &oe) {
+	switch {
+	case errors.As(err, &oe):
 		writeJSON(w, oe.Status, map[string]string{"error": oe.Text})
-		return
-	}
-	if err != nil {
+		done()
+	case err != nil:
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
-		return
+		done()
+	default:
+		// An observation waits as long as a run does: it is counted and
+		// parked like one.
+		h.serveStream(w, r, ctx, done, func(ctx context.Context, w http.ResponseWriter) { observe(ctx, w, o, lang) })
 	}
-	// An observation waits as long as a run does: beyond the same number
-	// of open streams it is parked like one (park.go).
-	h.streams.opened()
-	if h.parkable(r) {
-		if p := h.park(w, r, ctx); p != nil {
-			parked = true
-			go h.serveParked(p, done, func(ctx context.Context, w http.ResponseWriter) { observe(ctx, w, o, lang) })
-			return
-		}
-	}
-	defer h.streams.closed()
-	observe(ctx, w, o, lang)
 }
 
 // observe writes an observation's SSE stream to w. No heartbeat, as the
