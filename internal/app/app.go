@@ -20,6 +20,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/buildinfo"
 	"github.com/iac-code-agui/iac-code-agui/internal/config"
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
+	"github.com/iac-code-agui/iac-code-agui/internal/gcpace"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 	"github.com/iac-code-agui/iac-code-agui/internal/metrics"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
@@ -75,6 +76,7 @@ func mainWith(parent context.Context, args []string, getenv func(string) string,
 		return 1
 	}
 	logger := newLogger(cfg.LogFormat, cfg.Debug, cfg.LogStdout, stdout, stderr)
+	gcpace.Start()
 	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := serve(ctx, cfg, getenv, logger, tm); err != nil {
