@@ -61,7 +61,6 @@ var (
 	started  bool
 	headroom uint64 // set once by Start
 	stopped  atomic.Bool
-	current  atomic.Int64 // the percent last set
 )
 
 // Start paces the collector for the rest of the process, once; later
@@ -78,7 +77,6 @@ func Start() bool {
 			return
 		}
 		started = true
-		current.Store(100)
 		arm()
 	})
 	return started
@@ -91,9 +89,6 @@ type sentinel struct{ _ *byte }
 
 // arm schedules pace after the next collection.
 func arm() {
-	if stopped.Load() {
-		return
-	}
 	runtime.AddCleanup(new(sentinel), func(struct{}) { pace() }, struct{}{})
 }
 
@@ -103,13 +98,12 @@ func pace() {
 	if stopped.Load() {
 		return
 	}
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/gogc:percent"}}
 	metrics.Read(s)
-	if s[0].Value.Kind() == metrics.KindUint64 {
-		p := int64(Percent(s[0].Value.Uint64(), headroom))
-		if c := current.Load(); p*10 < c*9 || p*10 > c*11 {
+	if s[0].Value.Kind() == metrics.KindUint64 && s[1].Value.Kind() == metrics.KindUint64 {
+		p, c := uint64(Percent(s[0].Value.Uint64(), headroom)), s[1].Value.Uint64()
+		if p*10 < c*9 || p*10 > c*11 {
 			debug.SetGCPercent(int(p))
-			current.Store(p)
 		}
 	}
 	arm()
