@@ -74,9 +74,7 @@ func (s *FileStore) Close() error {
 	if s.journal != nil {
 		// Checkpointed and empty: the thread files alone hold the state,
 		// as the original's do.
-		err := s.journal.close()
-		s.journal, s.journalOff = nil, true
-		if err != nil {
+		if err := s.dropJournal(); err != nil {
 			return fmt.Errorf("%w: %w", ErrUnavailable, err)
 		}
 	}
@@ -229,7 +227,7 @@ func (s *FileStore) commit(batch []*saveOp) {
 		// Nothing of this batch is written yet: it goes without the
 		// journal, as every later one does (a full disk that has no room
 		// to grow the journal, an I/O error).
-		s.dropJournal()
+		_ = s.dropJournal()
 	}
 	s.commitSynced(order)
 }

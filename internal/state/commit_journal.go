@@ -124,7 +124,7 @@ func (s *FileStore) commitJournaled(order []*target, j *journal) {
 	if err := j.write(order, time.Now().UnixNano()); err != nil {
 		// Nothing relies on what was written: the batch goes without the
 		// journal.
-		s.dropJournal()
+		_ = s.dropJournal()
 		s.commitSynced(order)
 		return
 	}
@@ -142,13 +142,13 @@ func (s *FileStore) commitJournaled(order []*target, j *journal) {
 		syncErr = <-synced
 	}
 	forget := false
-	if err := syncErr; err != nil {
+	if syncErr != nil {
 		for _, t := range order {
 			if t.err == nil {
-				t.err = err
+				t.err = syncErr
 			}
 		}
-		s.dropJournal()
+		_ = s.dropJournal()
 	}
 	for _, t := range order {
 		t.crashAt("temp")
@@ -166,7 +166,7 @@ func (s *FileStore) commitJournaled(order []*target, j *journal) {
 	}
 	if forget && s.journal != nil {
 		if err := j.forget(); err != nil {
-			s.dropJournal()
+			_ = s.dropJournal()
 		}
 	}
 	for _, t := range order {
@@ -187,9 +187,12 @@ func (s *FileStore) writeDocuments(order []*target) {
 	}
 }
 
-// dropJournal stops using a journal that failed: what it covers is
-// synced if possible, and later saves sync their own files.
-func (s *FileStore) dropJournal() {
-	_ = s.journal.close()
+// dropJournal stops using the journal: what it covers is synced if
+// possible (the error says if not), and later saves sync their own files.
+// A journal that failed is dropped with its error ignored; Close reports
+// it.
+func (s *FileStore) dropJournal() error {
+	err := s.journal.close()
 	s.journal, s.journalOff = nil, true
+	return err
 }

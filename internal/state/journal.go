@@ -104,21 +104,29 @@ func openJournal(dir string, limit int64, syncDirs []string) (*journal, error) {
 	}
 	j := &journal{limit: limit, syncDirs: syncDirs}
 	j.done = sync.NewCond(&j.mu)
+	if err := j.openFiles(dir); err != nil {
+		j.closeFiles()
+		return nil, err
+	}
+	return j, nil
+}
+
+// openFiles opens, locks and checks the two files in dir, writing the
+// header of a new one; the caller closes what was opened on failure.
+func (j *journal) openFiles(dir string) error {
 	made := false
 	for i := range j.files {
 		name := filepath.Join(dir, fmt.Sprint(i))
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|oNoFollow|oNonBlock, 0o600)
 		if err != nil {
-			j.closeFiles()
-			return nil, err
+			return err
 		}
 		jf := &journalFile{f: f, dirty: map[string]struct{}{}}
 		j.files[i] = jf
 		if i == 0 {
 			// The first file's lock stands for the pair.
 			if err := lockFile(f); err != nil {
-				j.closeFiles()
-				return nil, err
+				return err
 			}
 		}
 		st, err := f.Stat()
@@ -126,15 +134,13 @@ func openJournal(dir string, limit int64, syncDirs []string) (*journal, error) {
 			err = fmt.Errorf("%s is not a private regular file", filepath.Base(name))
 		}
 		if err != nil {
-			j.closeFiles()
-			return nil, err
+			return err
 		}
 		jf.size = st.Size()
 		if jf.size < journalHeaderSize {
 			// New: an empty header, durable before the file is relied on.
 			if err := j.writeHeader(jf, 0, 0); err != nil {
-				j.closeFiles()
-				return nil, err
+				return err
 			}
 			made = true
 		}
@@ -142,12 +148,11 @@ func openJournal(dir string, limit int64, syncDirs []string) (*journal, error) {
 	if made {
 		for _, d := range []string{dir, filepath.Dir(dir)} {
 			if err := syncDir(d); err != nil {
-				j.closeFiles()
-				return nil, err
+				return err
 			}
 		}
 	}
-	return j, nil
+	return nil
 }
 
 // closeFiles closes the open files (and so drops the lock).

@@ -76,7 +76,9 @@ func (j *journal) checkpoint(jf *journalFile) error {
 	paths := make(chan string)
 	errs := make(chan error, syncWorkers)
 	var wg sync.WaitGroup
-	for range syncWorkers {
+	// A forget after a failed document covers a batch or two: no more
+	// workers than files.
+	for range min(syncWorkers, len(jf.dirty)) {
 		wg.Go(func() {
 			var first error
 			for p := range paths {
