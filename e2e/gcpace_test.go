@@ -5,9 +5,9 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 )
 
 // TestCollectorPacing: the binary gives a small heap a headroom before the
@@ -57,23 +57,8 @@ func gcMetrics(t *testing.T, url string) (gogc, cycles float64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gogc, cycles = -1, -1
-	for line := range strings.SplitSeq(string(body), "\n") {
-		name, value, ok := strings.Cut(line, " ")
-		if !ok {
-			continue
-		}
-		v, err := strconv.ParseFloat(value, 64)
-		if err != nil {
-			continue
-		}
-		switch name {
-		case "go_gc_gogc_percent":
-			gogc = v
-		case "go_gc_duration_seconds_count":
-			cycles = v
-		}
-	}
+	gogc = e2etest.Sample(string(body), "go_gc_gogc_percent")
+	cycles = e2etest.Sample(string(body), "go_gc_duration_seconds_count")
 	if gogc < 0 || cycles < 0 {
 		t.Fatalf("/metrics lacks go_gc_gogc_percent or go_gc_duration_seconds_count:\n%.2000s", body)
 	}

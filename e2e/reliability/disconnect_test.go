@@ -7,13 +7,13 @@ import (
 	"math/rand/v2"
 	"net"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent/demoagenttest"
+	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
 
@@ -127,11 +127,5 @@ func activeRuns(t testing.TB, s *server) int {
 	}
 	defer res.Body.Close()
 	body, _ := io.ReadAll(res.Body)
-	for _, line := range strings.Split(string(body), "\n") {
-		var n int
-		if _, err := fmt.Sscanf(line, "iac_code_agui_active_runs %d", &n); err == nil {
-			return n
-		}
-	}
-	return -1
+	return int(e2etest.Sample(string(body), "iac_code_agui_active_runs"))
 }

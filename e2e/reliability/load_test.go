@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -228,17 +229,14 @@ func procStats(t *testing.T, url string, pid int) (goroutines, fds, rssKiB int) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := bufio.NewScanner(res.Body)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "go_goroutines "); ok {
-			goroutines, _ = strconv.Atoi(strings.TrimSpace(v))
-		}
-		if v, ok := strings.CutPrefix(sc.Text(), "go_memstats_heap_inuse_bytes "); ok {
-			f, _ := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			lastHeapKiB = int(f / 1024)
-		}
-	}
+	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
+	if v := e2etest.Sample(string(body), "go_goroutines"); v >= 0 {
+		goroutines = int(v)
+	}
+	if v := e2etest.Sample(string(body), "go_memstats_heap_inuse_bytes"); v >= 0 {
+		lastHeapKiB = int(v / 1024)
+	}
 	entries, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 	fds = len(entries)
 	status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 )
 
 // TestBodyBudget: the bytes of request bodies read at once are bounded
@@ -34,7 +36,7 @@ func TestBodyBudget(t *testing.T) {
 	}()
 	held := func() float64 {
 		_, body := scrapeMetrics(t, e, nil)
-		return sample(body, "iac_code_agui_request_body_bytes")
+		return e2etest.Sample(body, "iac_code_agui_request_body_bytes")
 	}
 	for deadline := time.Now().Add(5 * time.Second); held() != 60000; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -90,7 +92,7 @@ func TestChunkedBodyWithinBudget(t *testing.T) {
 	if res.StatusCode != 200 || !strings.Contains(string(body), `"type":"RUN_FINISHED"`) {
 		t.Fatalf("chunked run: %d %.300s", res.StatusCode, body)
 	}
-	if _, m := scrapeMetrics(t, e, nil); sample(m, "iac_code_agui_request_body_bytes") != 0 {
-		t.Fatalf("%v bytes still held", sample(m, "iac_code_agui_request_body_bytes"))
+	if _, m := scrapeMetrics(t, e, nil); e2etest.Sample(m, "iac_code_agui_request_body_bytes") != 0 {
+		t.Fatalf("%v bytes still held", e2etest.Sample(m, "iac_code_agui_request_body_bytes"))
 	}
 }

@@ -3,9 +3,10 @@ package server_test
 import (
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
@@ -32,25 +33,10 @@ func scrapeMetrics(t *testing.T, e *env, headers map[string]string) (int, string
 	return res.StatusCode, string(b)
 }
 
-// sample returns the value of the exposition line that starts with series
-// followed by a space, or -1 when there is none.
-func sample(body, series string) float64 {
-	for _, l := range strings.Split(body, "\n") {
-		if v, ok := strings.CutPrefix(l, series+" "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				return -1
-			}
-			return f
-		}
-	}
-	return -1
-}
-
 func assertSamples(t *testing.T, body string, want map[string]float64) {
 	t.Helper()
 	for series, v := range want {
-		if got := sample(body, series); got != v {
+		if got := e2etest.Sample(body, series); got != v {
 			t.Errorf("%s = %v, want %v", series, got, v)
 		}
 	}
@@ -114,14 +100,14 @@ func TestMetricsAfterRuns(t *testing.T) {
 		`iac_code_agui_http_requests_total{code="409",route="run"}`:                           1,
 	})
 	// Every run admits, binds its task and settles: at least 3 writes each.
-	writes := sample(body, `iac_code_agui_state_writes_total{result="ok"}`)
-	if writes < 12 || writes != sample(body, `iac_code_agui_state_write_duration_seconds_count`) {
-		t.Errorf("state writes %v, durations %v", writes, sample(body, `iac_code_agui_state_write_duration_seconds_count`))
+	writes := e2etest.Sample(body, `iac_code_agui_state_writes_total{result="ok"}`)
+	if writes < 12 || writes != e2etest.Sample(body, `iac_code_agui_state_write_duration_seconds_count`) {
+		t.Errorf("state writes %v, durations %v", writes, e2etest.Sample(body, `iac_code_agui_state_write_duration_seconds_count`))
 	}
 	if strings.Contains(body, "thread-m") || strings.Contains(body, "run-1") || strings.Contains(body, "VPC") {
 		t.Error("an identifier or message text leaked into the metrics")
 	}
-	if sample(body, `iac_code_agui_http_requests_total{code="200",route="metrics"}`) != -1 {
+	if e2etest.Sample(body, `iac_code_agui_http_requests_total{code="200",route="metrics"}`) != -1 {
 		t.Error("a scrape is counted before it was answered")
 	}
 
@@ -142,17 +128,17 @@ func TestMetricsDisconnectedRun(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	s := openStream(t, e.URL, e.body("thread-gone", "run-1", "stall", nil))
 	s.waitFor(t, "CUSTOM") // RUN_STARTED and the session event were flushed
-	if _, body := scrapeMetrics(t, e, nil); sample(body, `iac_code_agui_active_runs`) != 1 {
-		t.Fatalf("active runs during the stream: %v", sample(body, `iac_code_agui_active_runs`))
+	if _, body := scrapeMetrics(t, e, nil); e2etest.Sample(body, `iac_code_agui_active_runs`) != 1 {
+		t.Fatalf("active runs during the stream: %v", e2etest.Sample(body, `iac_code_agui_active_runs`))
 	}
 	s.res.Body.Close()
 	// One scrape may see the gauge at 0 before the run's counts (the
 	// registry collects concurrently), so wait for both.
 	waitUntil(t, func() bool {
 		_, body := scrapeMetrics(t, e, nil)
-		return sample(body, `iac_code_agui_active_runs`) == 0 &&
-			sample(body, `iac_code_agui_runs_total{code="",kind="new",outcome="disconnected"}`) == 1 &&
-			sample(body, `iac_code_agui_events_total`) == 2
+		return e2etest.Sample(body, `iac_code_agui_active_runs`) == 0 &&
+			e2etest.Sample(body, `iac_code_agui_runs_total{code="",kind="new",outcome="disconnected"}`) == 1 &&
+			e2etest.Sample(body, `iac_code_agui_events_total`) == 2
 	})
 }
 
@@ -207,7 +193,7 @@ func TestOpenStreamsGauge(t *testing.T) {
 	e := newEnv(t, envOptions{parkAbove: 1})
 	open := func() float64 {
 		_, body := scrapeMetrics(t, e, nil)
-		return sample(body, "iac_code_agui_open_streams")
+		return e2etest.Sample(body, "iac_code_agui_open_streams")
 	}
 	if n := open(); n != 0 {
 		t.Fatalf("open streams before any run: %v", n)
