@@ -7,8 +7,8 @@ import (
 )
 
 // Metrics is what the server needs from the metrics package: a counter of
-// answered requests, two gauges and the handler of GET /metrics. An interface, so the
-// server does not depend on a metrics library.
+// answered requests, two gauges and the handler of GET /metrics. An
+// interface, so the server does not depend on a metrics library.
 type Metrics interface {
 	// ObserveHTTP counts one answered request by route ("run", "cancel",
 	// "health", "metrics" or "other") and status.
