@@ -65,11 +65,6 @@ func (s *Stream) Started() bool {
 	return s.sse != nil && s.sse.started()
 }
 
-// Recycle gives back an event Next returned, once the caller and anything
-// it handed the event to are done with it: a later event may reuse its
-// memory. Strings and maps in the event are never reused.
-func (s *Stream) Recycle(ev *Event) { s.dec.Recycle(ev) }
-
 // Buffered reports whether a complete frame is already buffered, so the
 // next Next will not block on the network.
 func (s *Stream) Buffered() bool {

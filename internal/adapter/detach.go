@@ -61,13 +61,6 @@ func (w *taskWatch) Next() (*a2a.Event, error) {
 	return ev, err
 }
 
-// Recycle passes a finished event back to the wrapped stream.
-func (w *taskWatch) Recycle(ev *a2a.Event) {
-	if r, ok := w.Stream.(recycler); ok {
-		r.Recycle(ev)
-	}
-}
-
 // Started reports whether the wrapped stream is in the middle of a frame.
 func (w *taskWatch) Started() bool {
 	s, ok := w.Stream.(starter)

@@ -195,7 +195,6 @@ func (rs *runState) newTurn(ctx context.Context) error {
 // valid event arrived.
 func (rs *runState) consume(ctx context.Context, s Stream, accept func() error) (bool, error) {
 	got := false
-	rc, _ := s.(recycler)
 	st, _ := s.(starter)
 	rs.streamed = false // this stream's first events are never held
 	for {
@@ -229,9 +228,6 @@ func (rs *runState) consume(ctx context.Context, s Stream, accept func() error) 
 		rs.hold = s.Buffered()
 		rs.midFrame = !rs.hold && st != nil && st.Started()
 		done, err := rs.handle(ctx, ev)
-		if rc != nil {
-			rc.Recycle(ev) // handle keeps strings and maps only, never ev
-		}
 		if err != nil || done {
 			return got, err
 		}

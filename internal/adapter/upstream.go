@@ -29,10 +29,6 @@ type Stream interface {
 	Close() error
 }
 
-// recycler is a Stream that can reuse the memory of an event once the run
-// is done with it (a2a.Stream.Recycle): a text delta then costs no heap.
-type recycler interface{ Recycle(*a2a.Event) }
-
 // starter is a Stream that reports whether part of the next event has
 // arrived (a2a.Stream.Started).
 type starter interface{ Started() bool }

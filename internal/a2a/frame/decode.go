@@ -50,12 +50,6 @@ func (d *Decoder) Decode(b []byte) (*Event, *RPCError, error) {
 	return d.s.decode(b)
 }
 
-// Recycle gives back an event that Decode returned and that the caller,
-// and anything it handed the event to, no longer uses: its memory may back
-// a later event. Only the memory of the last text-delta copy is reused;
-// any other event is left to the garbage collector.
-func (d *Decoder) Recycle(ev *Event) { d.s.tmpl.recycle(ev) }
-
 // decode reads one JSON-RPC response. The result is the A2A 1.0
 // StreamResponse wrapper or, as the original's test doubles and
 // GetTask/CancelTask answer, the object's own fields (protocol.md §4.6).

@@ -22,10 +22,6 @@ type frameTemplate struct {
 	bytes []byte // the frame without its text string
 	split int    // where the text string started
 	blk   frameBlock
-	// last is the block copyWith handed out most recently; spare is a
-	// block the caller gave back (Decoder.Recycle), reused by the next
-	// copy, so a stream of text deltas allocates no event memory.
-	last, spare *frameBlock
 }
 
 // textSpan records where the frame's text strings were read.
@@ -66,14 +62,7 @@ func (s *scanner) fromTemplate(b []byte) (*Event, bool) {
 // artifacts, part data or maps other than Event.Metadata, and a struct
 // copy would take the bulk write-barrier path while the GC runs.
 func (tm *frameTemplate) copyWith(text string) *Event {
-	b := tm.spare
-	if b != nil {
-		tm.spare = nil
-		*b = frameBlock{}
-	} else {
-		b = &frameBlock{}
-	}
-	tm.last = b
+	b := &frameBlock{}
 	t := &tm.blk
 	ev, st, m, p := &b.ev, &b.st, &b.m, &b.p[0]
 	ev.Kind, ev.TaskID, ev.ContextID, ev.Status, ev.Metadata = t.ev.Kind, t.ev.TaskID, t.ev.ContextID, st, t.ev.Metadata
@@ -110,11 +99,4 @@ func (s *scanner) keepTemplate(b []byte, ev *Event) {
 	// copyWith rebuilds the links; do not keep the caller's objects alive.
 	t.blk.ev.Status, t.blk.st.Message, t.blk.m.Parts = nil, nil, nil
 	t.ok = true
-}
-
-// recycle takes back the event of the last template copy.
-func (tm *frameTemplate) recycle(ev *Event) {
-	if ev != nil && tm.last != nil && ev == &tm.last.ev {
-		tm.spare, tm.last = tm.last, nil
-	}
 }
