@@ -1,11 +1,15 @@
 package a2a
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 )
 
@@ -90,6 +94,60 @@ func BenchmarkStreamLoopback(b *testing.B) {
 	}))
 	defer srv.Close()
 	readStreams(b, New(srv.URL, ""), frames, len(body))
+}
+
+// chunkedBody is a whole HTTP/1.1 SSE answer with each frame in its own
+// chunk, as an upstream that flushes every event sends it (uvicorn writes
+// one chunk per send).
+func chunkedBody(n int) []byte {
+	var buf bytes.Buffer
+	buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+	frame := "data: " + benchFrame + "\r\n\r\n"
+	for range n {
+		fmt.Fprintf(&buf, "%x\r\n%s\r\n", len(frame), frame)
+	}
+	buf.WriteString("0\r\n\r\n")
+	return buf.Bytes()
+}
+
+// BenchmarkStreamLoopbackChunked reads frames sent one chunk each through
+// the client's Transport: its read buffer bounds how many chunks one read
+// system call brings.
+func BenchmarkStreamLoopbackChunked(b *testing.B) {
+	const frames = 10000
+	resp := chunkedBody(frames)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Go(func() {
+				defer conn.Close()
+				br := bufio.NewReader(conn)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					_, _ = io.Copy(io.Discard, req.Body)
+					if _, err := conn.Write(resp); err != nil {
+						return
+					}
+				}
+			})
+		}
+	})
+	c := New("http://"+ln.Addr().String(), "")
+	readStreams(b, c, frames, len(resp))
+	c.CloseIdleConnections()
+	ln.Close()
+	wg.Wait()
 }
 
 // readStreams subscribes b.N times through c, reads every frame of each

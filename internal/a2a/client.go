@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -26,7 +25,6 @@ type Client struct {
 	base     string // ends with "/"
 	token    string
 	hc       *http.Client
-	lean     *leanPool // the client's own connections (lean.go); nil with WithHTTPClient
 	idle     time.Duration
 	maxFrame int
 }
@@ -77,31 +75,8 @@ func New(baseURL, token string, opts ...Option) *Client {
 	}
 	if c.hc == nil {
 		c.hc = newHTTPClient()
-		c.lean = newLeanPool()
 	}
 	return c
-}
-
-// newHTTPClient has no Timeout (streams last hours; the idle watchdog
-// replaces it), a bounded dial and a pool sized for many concurrent runs.
-func newHTTPClient() *http.Client {
-	d := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}
-	return &http.Client{Transport: &http.Transport{
-		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         d.DialContext,
-		TLSHandshakeTimeout: dialTimeout,
-		MaxIdleConns:        256,
-		MaxIdleConnsPerHost: 64,
-		IdleConnTimeout:     90 * time.Second,
-		// Compression would make the server buffer SSE frames.
-		DisableCompression: true,
-		ForceAttemptHTTP2:  true,
-		// The write buffer only carries the request and then sits idle for
-		// the whole stream. The read buffer stays at net/http's 4 KiB: it
-		// bounds how many of the upstream's one-chunk frames one read
-		// brings, and 1 KiB halved burst throughput (docs/benchmarks.md).
-		WriteBufferSize: 1 << 10,
-	}}
 }
 
 // BaseURL returns the base URL requests are sent to.
@@ -147,12 +122,7 @@ func (c *Client) do(ctx context.Context, method, url string, body []byte, stream
 	if id := reqid.From(ctx); id != "" {
 		h[reqid.Header] = []string{id}
 	}
-	var resp *http.Response
-	if c.leanFor(req) {
-		resp, err = c.lean.roundTrip(ctx, req)
-	} else {
-		resp, err = c.hc.Do(req)
-	}
+	resp, err := c.hc.Do(req)
 	if err != nil {
 		wd.stop()
 		err = ctxCause(ctx, err)
@@ -162,9 +132,6 @@ func (c *Client) do(ctx context.Context, method, url string, body []byte, stream
 	cl := &call{resp: resp, body: wd.reader(resp.Body), ctx: ctx}
 	cl.done = func() {
 		wd.stop()
-		if lb, ok := resp.Body.(*leanBody); ok {
-			lb.finish()
-		}
 		cancel(ErrStreamClosed)
 		resp.Body.Close()
 	}
@@ -222,12 +189,5 @@ func isJSON(ct string) bool {
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
-// CloseIdleConnections closes the upstream connections no call is using
-// and drops the free stream buffers kept for the next calls.
-func (c *Client) CloseIdleConnections() {
-	c.hc.CloseIdleConnections()
-	if c.lean != nil {
-		c.lean.closeIdle()
-	}
-	dropFreeBufs()
-}
+// CloseIdleConnections closes the upstream connections no call is using.
+func (c *Client) CloseIdleConnections() { c.hc.CloseIdleConnections() }

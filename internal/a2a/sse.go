@@ -8,15 +8,11 @@ import (
 // An SSE reader starts with a small buffer, since a stream mostly waits
 // (a stalled turn, a long tool call) and thousands may be open at once,
 // and doubles it up to sseBurstBuffer while reads keep filling it, so a
-// burst of deltas is read in large chunks (docs/benchmarks.md).
-//
-// A stream that has read everything the network had gives its buffer back
-// to a pool and waits with a small read of its own: an open stream that is
-// waiting holds idleRead bytes instead of 4 to 64 KiB (bufs.go).
+// burst of deltas is read in large chunks. A buffer grown past that for
+// one long frame is dropped once the frame is consumed.
 const (
 	sseInitialBuffer = 4 << 10
 	sseBurstBuffer   = 64 << 10
-	idleRead         = 256
 )
 
 // sseReader splits a text/event-stream into frames. It accepts CRLF, LF and
@@ -35,8 +31,6 @@ type sseReader struct {
 	rerr    error
 	data    []byte // the current frame's joined data, reused
 	full    bool   // the last read filled the buffer: more is waiting
-	size    int    // len(buf) while buf is released (nil)
-	small   [idleRead]byte
 }
 
 func newSSEReader(r io.Reader, max int) *sseReader {
@@ -45,8 +39,7 @@ func newSSEReader(r io.Reader, max int) *sseReader {
 	if lineMax+1 < n {
 		n = lineMax + 1
 	}
-	// No buffer yet: the first read waits like an idle one.
-	return &sseReader{r: r, size: n, max: max, lineMax: lineMax}
+	return &sseReader{r: r, buf: make([]byte, n), max: max, lineMax: lineMax}
 }
 
 // next returns the data of the next frame and whether its event type was
@@ -59,14 +52,12 @@ func (s *sseReader) next() ([]byte, bool, error) {
 		line, err := s.line()
 		if err != nil {
 			if err == io.EOF && hasData {
-				s.drained()
 				return s.data, isErr, nil
 			}
 			return nil, false, err
 		}
 		if len(line) == 0 {
 			if hasData {
-				s.drained()
 				return s.data, isErr, nil
 			}
 			isErr = false // an event type without data is discarded
@@ -193,20 +184,16 @@ func (s *sseReader) line() ([]byte, error) {
 
 // fill reads more bytes, compacting or growing the buffer first.
 func (s *sseReader) fill() {
-	if s.start > 0 && s.start == s.end {
+	if s.start == s.end {
 		s.start, s.end = 0, 0
-	}
-	if s.end == 0 && !s.full {
-		// Everything read is consumed and the last read did not fill the
-		// buffer: the network is likely drained, so the next read waits.
-		s.waitIdle()
-		return
+		if len(s.buf) > sseBurstBuffer {
+			s.buf = make([]byte, sseBurstBuffer)
+		}
 	}
 	if s.full && len(s.buf) < sseBurstBuffer && len(s.buf) <= s.lineMax {
-		nb := getBuf(min(2*len(s.buf), sseBurstBuffer, s.lineMax+1))
+		nb := make([]byte, min(2*len(s.buf), sseBurstBuffer, s.lineMax+1))
 		s.end = copy(nb, s.buf[s.start:s.end])
 		s.start = 0
-		putBuf(s.buf)
 		s.buf = nb
 	}
 	if s.end == len(s.buf) {
@@ -231,56 +218,19 @@ func (s *sseReader) fill() {
 	s.read(s.buf[s.end:])
 }
 
-// read reads into p, which ends at the end of the buffer or is s.small.
-func (s *sseReader) read(p []byte) int {
+// read reads into p, the free end of the buffer.
+func (s *sseReader) read(p []byte) {
 	for i := 0; i < 100; i++ {
 		n, err := s.r.Read(p)
 		s.end += n
 		s.full = len(p) > 0 && n == len(p)
 		if err != nil {
 			s.rerr = err
-			return n
+			return
 		}
 		if n > 0 {
-			return n
+			return
 		}
 	}
 	s.rerr = io.ErrNoProgress
-	return 0
-}
-
-// drained gives the buffer back once everything read is consumed and the
-// last read did not fill it, as waitIdle would before the next read: a
-// stream its caller stops reading after a turn's last frame then holds no
-// buffer, and the next stream reuses it (bufs.go).
-func (s *sseReader) drained() {
-	if s.buf != nil && s.start == s.end && !s.full {
-		s.release()
-		s.start, s.end, s.scanned = 0, 0, 0
-	}
-}
-
-// release gives the buffer back, remembering its size for the next one.
-func (s *sseReader) release() {
-	if s.buf != nil {
-		s.size = len(s.buf)
-		putBuf(s.buf)
-		s.buf = nil
-	}
-}
-
-// waitIdle releases the empty buffer, waits for the next bytes in s.small
-// and moves them into a buffer of the released size.
-func (s *sseReader) waitIdle() {
-	s.release()
-	if len(s.data) == 0 {
-		s.data = nil // no frame in progress: the last one's copy can go
-	}
-	s.end = 0
-	n := s.read(s.small[:min(idleRead, s.size)])
-	s.full = false
-	if n > 0 || s.rerr == nil {
-		s.buf = getBuf(s.size)
-		copy(s.buf, s.small[:n])
-	}
 }
