@@ -61,6 +61,11 @@ type WriterOptions struct {
 	Heartbeat time.Duration
 	// Now stamps events (epoch milliseconds). Nil means time.Now.
 	Now func() time.Time
+	// WriteTimeout bounds how long the client may take to accept one
+	// write: a frame or a heartbeat, with its flush. Past it the write
+	// fails, which net/http reports as a disconnect (it cancels the
+	// request's context). Zero or negative means no bound.
+	WriteTimeout time.Duration
 }
 
 // Writer writes AG-UI events as SSE frames `data: <json>\n\n` (LF only)
@@ -73,6 +78,7 @@ type Writer struct {
 	w   http.ResponseWriter
 	rc  *http.ResponseController
 	hb  time.Duration
+	wt  time.Duration // WriterOptions.WriteTimeout
 	now func() time.Time
 
 	mu sync.Mutex
@@ -99,7 +105,7 @@ func NewWriter(w http.ResponseWriter, opts WriterOptions) *Writer {
 	if hb == 0 {
 		hb = DefaultHeartbeat
 	}
-	return &Writer{w: w, rc: http.NewResponseController(w), hb: hb, now: opts.Now}
+	return &Writer{w: w, rc: http.NewResponseController(w), hb: hb, wt: opts.WriteTimeout, now: opts.Now}
 }
 
 // Start writes status 200 with the SSE headers, flushes them and starts
@@ -135,7 +141,6 @@ func (w *Writer) beginLocked() (fresh bool, err error) {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	h.Set("Connection", "keep-alive")
-	w.clearDeadline()
 	w.w.WriteHeader(http.StatusOK)
 	w.lastWritten = time.Now()
 	if w.hb > 0 {
@@ -147,6 +152,7 @@ func (w *Writer) beginLocked() (fresh bool, err error) {
 // flushHeadersLocked flushes the headers beginLocked wrote when no frame
 // goes with them.
 func (w *Writer) flushHeadersLocked() error {
+	w.armDeadline()
 	if err := w.rc.Flush(); err != nil {
 		return w.fail(err)
 	}
@@ -285,12 +291,18 @@ func appendTextHead(dst []byte, ts int64, messageID string) []byte {
 }
 
 // Close stops the heartbeat; later writes return ErrWriterClosed. It does
-// not close the underlying connection and is idempotent.
+// not close the underlying connection and is idempotent. It gives the end
+// of the response, which net/http writes after the handler, a fresh
+// WriteTimeout.
 func (w *Writer) Close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.buf) > 0 && w.started {
-		_ = w.flushBufLocked() // frames held by WriteBatchSoon
+	if w.started && !w.closed && w.err == nil {
+		if len(w.buf) > 0 {
+			_ = w.flushBufLocked() // frames held by WriteBatchSoon
+		} else {
+			w.armDeadline()
+		}
 	}
 	w.closed = true
 	w.stopTimer()
@@ -350,7 +362,7 @@ func (w *Writer) flushBufLocked() error {
 		w.soon.Stop()
 		w.soonArmed = false
 	}
-	w.clearDeadline()
+	w.armDeadline()
 	_, err := w.w.Write(w.buf)
 	w.release()
 	if err != nil {
@@ -363,14 +375,22 @@ func (w *Writer) flushBufLocked() error {
 	return nil
 }
 
-// clearDeadline lifts any server-wide WriteTimeout for this response, so a
-// long stream is never cut. Errors other than "not supported" are left to
-// the write itself to surface.
-func (w *Writer) clearDeadline() {
+// armDeadline gives the write that follows (and its flush) WriteTimeout
+// from now; without a WriteTimeout it lifts any server-wide one, so that a
+// long stream is never cut for its length. The deadline is not lifted
+// after the write: it also bounds the end of the response, which net/http
+// writes once the handler has returned, and the server clears it when the
+// connection's next request starts. Errors other than "not supported" are
+// left to the write itself to surface.
+func (w *Writer) armDeadline() {
 	if w.noDeadline {
 		return
 	}
-	if err := w.rc.SetWriteDeadline(time.Time{}); errors.Is(err, http.ErrNotSupported) {
+	var d time.Time
+	if w.wt > 0 {
+		d = time.Now().Add(w.wt)
+	}
+	if err := w.rc.SetWriteDeadline(d); errors.Is(err, http.ErrNotSupported) {
 		w.noDeadline = true
 	}
 }

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -131,9 +133,15 @@ func TestWriterHeartbeatAndClose(t *testing.T) {
 		if err := w.Write(&StepFinished{StepName: "s"}); !errors.Is(err, ErrWriterClosed) {
 			t.Errorf("write after Close = %v, want ErrWriterClosed", err)
 		}
-		// Several intervals with the stream open: Close must have stopped
-		// the heartbeat, so nothing more may arrive.
-		time.Sleep(5 * hb)
+		// Close stopped the heartbeat's timer; a beat that fired just
+		// before it and runs now writes nothing.
+		if w.timer.Stop() {
+			t.Error("heartbeat timer still armed after Close")
+		}
+		w.mu.Lock()
+		w.lastWritten = time.Now().Add(-time.Hour)
+		w.mu.Unlock()
+		w.beat()
 	})
 	r := bufio.NewReader(resp.Body)
 	if got := readFrame(t, r); got != ": heartbeat\n\n" {
@@ -157,20 +165,30 @@ func TestWriterHeartbeatAndClose(t *testing.T) {
 	}
 }
 
+// A beat finds how long the stream has really been idle: none is written
+// while writes keep it busy, one once a whole interval passed without a
+// write. The beats are called here as the timer would; its interval is too
+// long to fire during the test, so a loaded machine cannot add one.
 func TestWriterNoHeartbeatWhileEventsFlow(t *testing.T) {
-	const hb = 300 * time.Millisecond
+	const hb = time.Hour
 	resp := serve(t, WriterOptions{Heartbeat: hb, Now: fixedNow}, func(w *Writer) {
-		for i := 0; i < 60; i++ {
+		for range 3 {
 			mustNil(t, w.Write(&TextMessageContent{MessageID: "m", Delta: "x"}))
-			time.Sleep(10 * time.Millisecond) // 60 × 10 ms spans two intervals
+			w.beat() // less than hb since the write: nothing
 		}
+		w.mu.Lock()
+		w.lastWritten = time.Now().Add(-hb) // a whole interval without a write
+		w.mu.Unlock()
+		w.beat()
+		w.beat() // the heartbeat was a write: nothing
+		mustNil(t, w.Write(&TextMessageContent{MessageID: "m", Delta: "y"}))
 	})
-	body := readAll(t, resp)
-	if strings.Contains(body, "heartbeat") {
-		t.Fatalf("heartbeat while events flowed: %q", body)
+	frame := func(d string) string {
+		return `data: {"type":"TEXT_MESSAGE_CONTENT","timestamp":1767225600000,"messageId":"m","delta":"` + d + `"}` + "\n\n"
 	}
-	if n := strings.Count(body, "\n\n"); n != 60 {
-		t.Fatalf("%d frames, want 60", n)
+	want := frame("x") + frame("x") + frame("x") + ": heartbeat\n\n" + frame("y")
+	if got := readAll(t, resp); got != want {
+		t.Fatalf("body\n got: %q\nwant: %q", got, want)
 	}
 }
 
@@ -214,16 +232,23 @@ func TestWriterConcurrentWritesDoNotInterleave(t *testing.T) {
 	}
 }
 
-func TestWriterClearsServerWriteTimeout(t *testing.T) {
+// WriteTimeout bounds each write, not the stream: gaps between writes
+// longer than the bound (and than the server's own WriteTimeout, which the
+// writer replaces) cut nothing, and the end of the response, written after
+// such a gap, arrives whole.
+func TestWriterWriteTimeoutIsPerWrite(t *testing.T) {
+	const bound = 100 * time.Millisecond
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		w := NewWriter(rw, WriterOptions{Now: fixedNow})
+		w := NewWriter(rw, WriterOptions{Now: fixedNow, WriteTimeout: bound, Heartbeat: -1})
 		defer w.Close()
-		for i := range 8 {
+		for i := range 4 {
 			mustNil(t, w.Write(&StepStarted{StepName: fmt.Sprint(i)}))
-			time.Sleep(40 * time.Millisecond) // 8 × 40 ms is well past WriteTimeout
+			// Elapsed time is what is tested here, not a condition: a
+			// loaded machine only makes the gap longer.
+			time.Sleep(2 * bound)
 		}
 	}))
-	srv.Config.WriteTimeout = 100 * time.Millisecond
+	srv.Config.WriteTimeout = bound
 	srv.Start()
 	defer srv.Close()
 	resp, err := srv.Client().Post(srv.URL, "application/json", strings.NewReader("{}"))
@@ -231,9 +256,70 @@ func TestWriterClearsServerWriteTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	body := readAll(t, resp)
-	if n := strings.Count(body, "STEP_STARTED"); n != 8 {
-		t.Fatalf("%d events survived the server WriteTimeout, want 8: %q", n, body)
+	body := readAll(t, resp) // fails on a cut chunked body
+	if n := strings.Count(body, "STEP_STARTED"); n != 4 {
+		t.Fatalf("%d events, want 4: %q", n, body)
+	}
+}
+
+// A client that stops reading: its receive buffer is small and it never
+// reads, so once the server's socket buffer is full a write waits. That
+// write fails after WriteTimeout with a timeout, is remembered, and net/http
+// cancels the request's context, the disconnect signal.
+func TestWriterWriteTimeoutStalledClient(t *testing.T) {
+	const bound = 300 * time.Millisecond
+	type result struct {
+		err      error
+		blocked  time.Duration // how long the failed write took
+		canceled bool
+	}
+	done := make(chan result, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w := NewWriter(rw, WriterOptions{WriteTimeout: bound, Heartbeat: -1})
+		defer w.Close()
+		ev := &TextMessageContent{MessageID: "m", Delta: strings.Repeat("x", 64<<10)}
+		var res result
+		// Bounded: loopback socket buffers hold a few MiB at most.
+		for end := time.Now().Add(30 * time.Second); time.Now().Before(end); {
+			began := time.Now()
+			if res.err = w.Write(ev); res.err != nil {
+				res.blocked = time.Since(began)
+				break
+			}
+		}
+		select {
+		case <-r.Context().Done():
+			res.canceled = true
+		case <-time.After(10 * time.Second):
+		}
+		done <- res
+	}))
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.(*net.TCPConn).SetReadBuffer(4096); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"); err != nil {
+		t.Fatal(err)
+	}
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the stalled stream was never released")
+	}
+	if !errors.Is(res.err, os.ErrDeadlineExceeded) {
+		t.Fatalf("write error %v, want a deadline exceeded", res.err)
+	}
+	if res.blocked < bound {
+		t.Errorf("the failed write returned after %v, before the %v bound", res.blocked, bound)
+	}
+	if !res.canceled {
+		t.Error("the request context was not cancelled after the failed write")
 	}
 }
 
@@ -247,11 +333,11 @@ func TestWriterRemembersWriteError(t *testing.T) {
 		defer w.Close()
 		mustNil(t, w.Write(&StepStarted{StepName: "s"}))
 		<-first
-		// The client is gone; keep writing until the kernel reports it.
+		// The client is gone; keep writing until the kernel reports it
+		// (bounded: a write that never fails fails the test).
 		var err error
-		for i := 0; i < 2000 && err == nil; i++ {
+		for end := time.Now().Add(10 * time.Second); err == nil && time.Now().Before(end); {
 			err = w.Write(&TextMessageContent{MessageID: "m", Delta: strings.Repeat("x", 1024)})
-			time.Sleep(time.Millisecond)
 		}
 		if err == nil {
 			done <- errors.New("no error after the client disconnected")

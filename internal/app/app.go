@@ -20,7 +20,6 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/buildinfo"
 	"github.com/iac-code-agui/iac-code-agui/internal/config"
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
-	"github.com/iac-code-agui/iac-code-agui/internal/gcpace"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 	"github.com/iac-code-agui/iac-code-agui/internal/metrics"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
@@ -76,7 +75,6 @@ func mainWith(parent context.Context, args []string, getenv func(string) string,
 		return 1
 	}
 	logger := newLogger(cfg.LogFormat, cfg.Debug, cfg.LogStdout, stdout, stderr)
-	gcpace.Start()
 	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := serve(ctx, cfg, getenv, logger, tm); err != nil {
@@ -147,7 +145,8 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		CopilotKitCompat:   cfg.Compat == config.CompatCopilotKit,
 	})
 	bi := buildinfo.Get()
-	opts := server.Options{Adapter: ad, AuthToken: cfg.AuthToken, Version: bi.Version, Logger: logger, Metrics: m}
+	opts := server.Options{Adapter: ad, AuthToken: cfg.AuthToken, Version: bi.Version, Logger: logger, Metrics: m,
+		StreamWriteTimeout: cfg.StreamWriteTimeout}
 	if cl := startCluster(ctx, cfg, rc, ad.Busy, logger); cl != nil {
 		opts.Cluster = cl
 	}
@@ -173,7 +172,6 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	if err := srv.Shutdown(sctx); err != nil {
 		_ = srv.Close()
 	}
-	h.Drain(sctx) // the parked streams, which Shutdown does not see
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"runtime/debug"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -37,10 +36,6 @@ func openStore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (st
 			} else if n > 0 {
 				logger.Info("Removed leftover temporary state files", "count", n)
 			}
-			// The listing's garbage would otherwise stay resident until
-			// the first requests make the heap grow: a server with many
-			// threads starts as small as an empty one.
-			debug.FreeOSMemory()
 		}()
 		// Close removes the store's spare files (protocol.md §8.5), so a
 		// stopped server leaves only thread files behind.

@@ -40,6 +40,9 @@ type Config struct {
 	AdvertiseURL string
 	ReplicaToken string // secret shared by the replicas: never log
 	LeaseTTL     time.Duration
+	// StreamWriteTimeout bounds how long a client may take to accept one
+	// write of its stream (stream.go).
+	StreamWriteTimeout time.Duration
 	// AllowedCWDs holds the entries of IAC_CODE_AGUI_ALLOWED_CWDS, else
 	// IACCODE_A2A_ALLOWED_CWDS, split on os.PathListSeparator with empty
 	// entries dropped; nil when neither variable is set (non-empty).
@@ -59,6 +62,7 @@ type flagValues struct {
 	config, host, port, a2aURL, stateDir, idle string
 	logFormat, stateStore, redisPrefix, compat string
 	advertiseURL, leaseTTL                     string
+	streamWriteTimeout                         string
 	debug, logStdout, version                  bool
 	set                                        map[string]bool
 }
@@ -97,6 +101,7 @@ func parseFlags(args []string) (*flagValues, error) {
 	fs.StringVar(&fv.redisPrefix, "redis-key-prefix", DefaultRedisKeyPrefix, "")
 	fs.StringVar(&fv.advertiseURL, "advertise-url", "", "")
 	fs.StringVar(&fv.leaseTTL, "lease-ttl", "", "")
+	fs.StringVar(&fv.streamWriteTimeout, "stream-write-timeout", "", "")
 	fs.StringVar(&fv.compat, "compat", "", "")
 	fs.BoolVar(&fv.version, "version", false, "")
 	// --log-stdout and --no-log-stdout share one value; the last one given
@@ -162,7 +167,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 	steps := []func(*Config, *flagValues, yamlFile, func(string) string) error{
 		resolveHost, resolvePort, resolveA2AURL, resolveStateDir, resolveIdle,
 		resolveBools, resolveLogFormat, resolveTokens, resolveStateStore,
-		resolveCluster, resolveCompat,
+		resolveCluster, resolveCompat, resolveStreamWriteTimeout,
 	}
 	for _, step := range steps {
 		if err := step(cfg, fv, y, getenv); err != nil {

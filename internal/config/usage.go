@@ -93,6 +93,12 @@ Flags:
   --lease-ttl SECS      How long a thread's ownership outlives its owner's
                         last renewal (default 15). Environment:
                         IAC_CODE_AGUI_LEASE_TTL. YAML: lease-ttl, lease_ttl.
+  --stream-write-timeout SECS
+                        Disconnect a client that has not accepted a write
+                        of its stream (an event or a heartbeat) within this
+                        many seconds, a number > 0 (default 60).
+                        Environment: IAC_CODE_AGUI_STREAM_WRITE_TIMEOUT.
+                        YAML: stream-write-timeout, stream_write_timeout.
   --log-stdout          Copy logs to stdout. YAML: log-stdout, log_stdout.
   --compat MODE         Client compatibility: none (the default) or
                         copilotkit (docs/copilotkit.md).
@@ -146,7 +152,8 @@ log-stdout/log_stdout (boolean), compat (copilotkit or none),
 auth-token/auth_token (string), a2a-token/a2a_token (string),
 state-store/state_store (file or a Redis URL), redis-key-prefix/redis_key_prefix
 (string), redis-password/redis_password (string), advertise-url/advertise_url
-(string), lease-ttl/lease_ttl (seconds), replica-token/replica_token (string).
+(string), lease-ttl/lease_ttl (seconds), replica-token/replica_token (string),
+stream-write-timeout/stream_write_timeout (seconds > 0).
 
 Sub-command import-state:
   Copy every thread file under --state-dir (this adapter's or the original's)

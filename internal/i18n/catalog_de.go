@@ -23,6 +23,8 @@ var de = map[string]string{
 	MsgCompatInvalid:          "--compat muss copilotkit oder none sein.",
 	MsgPortInUse:              "Die Adresse %s wird bereits verwendet; wählen Sie mit --port (oder IAC_CODE_AGUI_PORT) einen anderen Port.",
 
+	MsgStreamWriteTimeoutInvalid: "--stream-write-timeout muss eine Zahl von Sekunden größer als 0 sein.",
+
 	MsgUnauthorized:              "Ein gültiges Bearer-Token ist erforderlich.",
 	MsgUnsupportedMediaType:      "Content-Type muss application/json sein.",
 	MsgRequestTooLarge:           "Der Body der AG-UI-Anfrage ist zu groß.",

@@ -23,6 +23,8 @@ var es = map[string]string{
 	MsgCompatInvalid:          "--compat debe ser copilotkit o none.",
 	MsgPortInUse:              "La dirección %s ya está en uso; elija otro puerto con --port (o IAC_CODE_AGUI_PORT).",
 
+	MsgStreamWriteTimeoutInvalid: "--stream-write-timeout debe ser un número de segundos mayor que 0.",
+
 	MsgUnauthorized:              "Se requiere un token bearer válido.",
 	MsgUnsupportedMediaType:      "Content-Type debe ser application/json.",
 	MsgRequestTooLarge:           "El cuerpo de la solicitud AG-UI es demasiado grande.",

@@ -23,6 +23,8 @@ var fr = map[string]string{
 	MsgCompatInvalid:          "--compat doit valoir copilotkit ou none.",
 	MsgPortInUse:              "L’adresse %s est déjà utilisée ; choisissez un autre port avec --port (ou IAC_CODE_AGUI_PORT).",
 
+	MsgStreamWriteTimeoutInvalid: "--stream-write-timeout doit être un nombre de secondes supérieur à 0.",
+
 	MsgUnauthorized:              "Un jeton bearer valide est requis.",
 	MsgUnsupportedMediaType:      "Content-Type doit être application/json.",
 	MsgRequestTooLarge:           "Le corps de la requête AG-UI est trop volumineux.",

@@ -23,6 +23,8 @@ var ja = map[string]string{
 	MsgCompatInvalid:          "--compat は copilotkit または none である必要があります。",
 	MsgPortInUse:              "アドレス %s は既に使用されています。--port(または IAC_CODE_AGUI_PORT)で別のポートを指定してください。",
 
+	MsgStreamWriteTimeoutInvalid: "--stream-write-timeout は 0 より大きい秒数である必要があります。",
+
 	MsgUnauthorized:              "有効な Bearer トークンが必要です。",
 	MsgUnsupportedMediaType:      "Content-Type は application/json である必要があります。",
 	MsgRequestTooLarge:           "AG-UI リクエストの本文が大きすぎます。",

@@ -23,6 +23,8 @@ var pt = map[string]string{
 	MsgCompatInvalid:          "--compat deve ser copilotkit ou none.",
 	MsgPortInUse:              "O endereço %s já está em uso; escolha outra porta com --port (ou IAC_CODE_AGUI_PORT).",
 
+	MsgStreamWriteTimeoutInvalid: "--stream-write-timeout deve ser um número de segundos maior que 0.",
+
 	MsgUnauthorized:              "É necessário um token bearer válido.",
 	MsgUnsupportedMediaType:      "Content-Type deve ser application/json.",
 	MsgRequestTooLarge:           "O corpo da solicitação AG-UI é grande demais.",

@@ -23,6 +23,8 @@ var zh = map[string]string{
 	MsgCompatInvalid:          "--compat 必须是 copilotkit 或 none。",
 	MsgPortInUse:              "地址 %s 已被占用;请使用 --port(或 IAC_CODE_AGUI_PORT)选择其他端口。",
 
+	MsgStreamWriteTimeoutInvalid: "--stream-write-timeout 必须是大于 0 的秒数。",
+
 	MsgUnauthorized:              "需要有效的 Bearer 令牌。",
 	MsgUnsupportedMediaType:      "Content-Type 必须为 application/json。",
 	MsgRequestTooLarge:           "AG-UI 请求体过大。",

@@ -114,7 +114,7 @@ func (m *Metrics) ServerGauges(openStreams, bodyBytes func() float64) {
 	m.gaugesOnce.Do(func() {
 		m.reg.MustRegister(
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-				Namespace: namespace, Name: "open_streams", Help: "Run and observation streams open now, parked ones included.",
+				Namespace: namespace, Name: "open_streams", Help: "Run and observation streams open now.",
 			}, openStreams),
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 				Namespace: namespace, Name: "request_body_bytes", Help: "Bytes of request bodies being read or decoded now (they share the body budget).",

@@ -22,9 +22,6 @@ func (h *Handler) serveLogged(w http.ResponseWriter, r *http.Request) {
 	r, id := withRequestID(w, r)
 	sw := &statusWriter{ResponseWriter: w, id: id, start: start}
 	h.mux.ServeHTTP(sw, r)
-	if sw.parked {
-		return // the parked stream writes the line when it ends (park.go)
-	}
 	status := sw.status
 	if status == 0 {
 		status = http.StatusOK // the handler wrote nothing: net/http sends 200
@@ -43,7 +40,7 @@ func withRequestID(w http.ResponseWriter, r *http.Request) (*http.Request, strin
 }
 
 // accessEntry is what an access-log line tells of a request besides its
-// answer; a parked stream keeps it instead of the request.
+// answer.
 type accessEntry struct {
 	ctx                       context.Context // carries the request id for the log handler
 	id, method, route, remote string
@@ -86,7 +83,6 @@ type statusWriter struct {
 	bytes  int64
 	id     string
 	start  time.Time
-	parked bool // the handler parked its stream (park.go)
 }
 
 func (w *statusWriter) WriteHeader(code int) {

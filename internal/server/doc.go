@@ -4,10 +4,14 @@
 // envelope), the JSON error envelope, the SSE response, the health and
 // metrics routes, the mounting of the browser console (internal/console)
 // and the redirect of a browser's GET / to it, the per-route request
-// counter, the request id (X-Request-Id) and the access log, the
-// connections of parked run streams (hijacked from net/http while many
-// streams are open, written and watched here, protocol.md §4.1), and the
-// server's timeouts and graceful shutdown (protocol.md §2, §7.1).
+// counter, the request id (X-Request-Id) and the access log, and the
+// server's timeouts (protocol.md §2, §7.1), among them the bound on each
+// write of a stream (protocol.md §4.1).
+//
+// Every response goes through net/http's http.ResponseWriter: flushes and
+// write deadlines through http.ResponseController, a client's disconnect
+// seen through the request's context. Nothing here takes a connection
+// away from http.Server, so its timeouts and Shutdown cover every stream.
 //
 // It hands admitted requests to the adapter package and must not interpret
 // A2A data, thread state or the iac-code extension beyond extracting the

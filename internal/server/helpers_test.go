@@ -21,6 +21,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent/demoagenttest"
+	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 	"github.com/iac-code-agui/iac-code-agui/internal/metrics"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
@@ -39,8 +40,8 @@ type env struct {
 	Metrics  *metrics.Metrics
 	agentURL string
 	opts     envOptions
-	// Handler is the adapter's HTTP handler (Drain).
-	Handler *server.Handler
+	// Logs is what the server logged, when envOptions.logs is set.
+	Logs *e2etest.Buffer
 }
 
 type envOptions struct {
@@ -57,23 +58,25 @@ type envOptions struct {
 	roots []string
 	// copilotKit turns on --compat copilotkit.
 	copilotKit bool
-	// parkAbove is server.Options.ParkAbove (0: the default).
-	parkAbove int
+	// streamWriteTimeout is server.Options.StreamWriteTimeout (0: the
+	// default).
+	streamWriteTimeout time.Duration
+	// logs keeps the server's JSON log lines in env.Logs (the logger
+	// option wins when both are set).
+	logs bool
 	// bodyBudget is server.Options.BodyBudget (0: the default).
 	bodyBudget int64
 	// logger, when set, is the server's logger.
 	logger *slog.Logger
 }
 
+// newEnv starts the agent and the adapter. Cleanups run in reverse order:
+// the HTTP server closes first and waits for its handlers (every run,
+// observation and save they make), then the store, then the agent, which
+// waits for its tasks (they write into the workspace), and only then are
+// the temporary directories removed, which were made before any of them.
 func newEnv(t *testing.T, o envOptions) *env {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	agentSrv, err := demoagenttest.Start(ctx, "127.0.0.1:0", demoagent.Options{Token: "upstream-token"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = agentSrv.Close() })
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +84,17 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if o.stateDir == "" {
 		o.stateDir = t.TempDir()
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	agentSrv, err := demoagenttest.Start(ctx, "127.0.0.1:0", demoagent.Options{Token: "upstream-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = agentSrv.Close() })
 	e := &env{Root: root, StateDir: o.stateDir, Agent: agentSrv, agentURL: agentSrv.URL, opts: o}
+	if o.logs {
+		e.Logs = &e2etest.Buffer{}
+	}
 	e.serve(t)
 	return e
 }
@@ -98,6 +111,10 @@ func (e *env) serve(t *testing.T) {
 		store = e.opts.wrap(store)
 	}
 	e.Metrics = metrics.New()
+	logger := e.opts.logger
+	if logger == nil && e.Logs != nil {
+		logger = slog.New(slog.NewJSONHandler(e.Logs, nil))
+	}
 	ad := adapter.New(adapter.Options{
 		Observer:         e.Metrics,
 		Store:            store,
@@ -105,11 +122,13 @@ func (e *env) serve(t *testing.T) {
 		AllowedRoots:     request.AllowedRoots(e.allowedRoots()),
 		MaxCachedThreads: e.opts.maxCached,
 		CopilotKitCompat: e.opts.copilotKit,
+		Logger:           logger, // nil: slog.Default, as the server's
 	})
 	h := server.New(server.Options{Adapter: ad, AuthToken: e.opts.authToken, Version: "test", Heartbeat: e.opts.heartbeat, Metrics: e.Metrics, BodyTimeout: e.opts.bodyTimeout,
-		ParkAbove: e.opts.parkAbove, BodyBudget: e.opts.bodyBudget, Logger: e.opts.logger})
-	e.Handler = h
+		StreamWriteTimeout: e.opts.streamWriteTimeout, BodyBudget: e.opts.bodyBudget, Logger: logger})
 	srv := httptest.NewServer(h)
+	// httptest's Close waits for every handler to return, and with it
+	// every run's settling and save.
 	t.Cleanup(srv.Close)
 	e.URL = srv.URL + "/"
 }
@@ -344,17 +363,17 @@ func assertStateClean(t *testing.T, dir string, forbidden ...string) {
 	}
 }
 
-// waitUntil polls cond for up to 5 s.
+// waitUntil polls cond for up to 15 s (a loaded machine may be slow).
 func waitUntil(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
 		if cond() {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatal("condition not reached within 5 s")
+	t.Fatal("condition not reached within 15 s")
 }
 
 var suffix atomic.Int64

@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
-	"runtime/debug"
 	"unicode/utf8"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
@@ -24,28 +22,21 @@ func (h *Handler) run(w http.ResponseWriter, r *http.Request) {
 	if run == nil {
 		return
 	}
-	h.serveStream(w, r, ctx, done, func(ctx context.Context, w http.ResponseWriter) { h.stream(ctx, w, run) })
+	h.serveStream(ctx, w, done, func(ctx context.Context, w http.ResponseWriter) { h.stream(ctx, w, run) })
 }
 
-// serveStream serves an admitted stream (a run's or an observation's) and
-// calls done once it has ended: beyond ParkAbove open streams on a parked
-// connection and a goroutine of its own (serveParked), else here.
-func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request, ctx context.Context, done func(), serve func(context.Context, http.ResponseWriter)) {
-	h.streams.opened()
-	if h.parkable(r) {
-		if p := h.park(w, r, ctx); p != nil {
-			go h.serveParked(p, done, serve)
-			return
-		}
-	}
+// serveStream serves an admitted stream (a run's or an observation's),
+// counted among the open streams, and calls done once it has ended.
+func (h *Handler) serveStream(ctx context.Context, w http.ResponseWriter, done func(), serve func(context.Context, http.ResponseWriter)) {
+	h.streams.Add(1)
 	defer done()
-	defer h.streams.closed()
+	defer h.streams.Add(-1)
 	serve(ctx, w)
 }
 
 // stream writes the admitted run's SSE stream to w.
 func (h *Handler) stream(ctx context.Context, w http.ResponseWriter, run *adapter.Run) {
-	sw := agui.NewWriter(w, agui.WriterOptions{Heartbeat: h.opts.Heartbeat})
+	sw := agui.NewWriter(w, agui.WriterOptions{Heartbeat: h.opts.Heartbeat, WriteTimeout: h.opts.StreamWriteTimeout})
 	defer sw.Close()
 	if run.HoldsStart() {
 		// Its headers and heartbeat leave now. Any other run writes
@@ -53,25 +44,6 @@ func (h *Handler) stream(ctx context.Context, w http.ResponseWriter, run *adapte
 		_ = sw.Start() // on failure Stream's writes fail fast and release the thread
 	}
 	run.Stream(ctx, sw)
-}
-
-// serveParked runs serve (a run's or an observation's stream) for a parked
-// connection, on a goroutine of its own: done and the stream count are
-// settled when the response has ended.
-func (h *Handler) serveParked(p *parkedStream, done func(), serve func(context.Context, http.ResponseWriter)) {
-	defer done()
-	defer h.streams.closed()
-	defer func() {
-		// net/http recovers a handler's panic and closes its connection;
-		// a parked stream's goroutine must not take the process down
-		// where a handler would not.
-		if v := recover(); v != nil {
-			h.log.Error("panic serving a parked stream", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-			p.abort()
-		}
-	}()
-	serve(p.ctx, p)
-	p.end()
 }
 
 // admitRun runs the checks and the admission; it answers a refusal itself

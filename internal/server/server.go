@@ -25,6 +25,7 @@ const (
 	defaultReadHeaderTimeout = 10 * time.Second
 	defaultIdleTimeout       = 120 * time.Second
 	defaultBodyTimeout       = 60 * time.Second
+	defaultStreamWrite       = 60 * time.Second
 )
 
 // Options configures the handler.
@@ -51,11 +52,10 @@ type Options struct {
 	// once (body.go): a request whose body does not fit waits, at most
 	// BodyTimeout. Zero means 256 MiB; a negative value, no bound.
 	BodyBudget int64
-	// ParkAbove is how many run streams may be open before a new one is
-	// parked: its connection leaves net/http and is closed after the
-	// stream (park.go). Zero means 256; a negative value parks every
-	// stream.
-	ParkAbove int
+	// StreamWriteTimeout bounds how long a client may take to accept one
+	// write of its stream (an event or a heartbeat): a client that stops
+	// reading is disconnected after it (60 s when zero; protocol.md §4.1).
+	StreamWriteTimeout time.Duration
 }
 
 // Route patterns; the request counter labels requests by them.
@@ -74,10 +74,8 @@ type Handler struct {
 	opts Options
 	mux  *http.ServeMux
 	log  *slog.Logger
-	// streams counts open run streams (release.go).
-	streams streamCount
-	// parked are the streams that left net/http (park.go).
-	parked parkedSet
+	// streams counts the open run and observation streams (run.go).
+	streams atomic.Int64
 	// bodies is the body budget (body.go); nil for none. bodyHeld is
 	// what requests hold of it.
 	bodies   *semaphore.Weighted
@@ -98,11 +96,13 @@ func New(o Options) *Handler {
 	if o.BodyBudget == 0 {
 		o.BodyBudget = defaultBodyBudget
 	}
+	if o.StreamWriteTimeout <= 0 {
+		o.StreamWriteTimeout = defaultStreamWrite
+	}
 	h := &Handler{opts: o, mux: http.NewServeMux(), log: o.Logger}
 	if o.BodyBudget > 0 {
 		h.bodies = semaphore.NewWeighted(o.BodyBudget)
 	}
-	h.streams.release = h.releaseMemory
 	h.mux.HandleFunc(patternHealth, h.health)
 	h.mux.HandleFunc(patternRun, h.run)
 	h.mux.HandleFunc(patternCancel, h.cancel)
@@ -110,7 +110,7 @@ func New(o Options) *Handler {
 	if o.Metrics != nil {
 		h.mux.HandleFunc(patternMetrics, h.metrics)
 		o.Metrics.ServerGauges(
-			func() float64 { return float64(h.streams.count()) },
+			func() float64 { return float64(h.streams.Load()) },
 			func() float64 { return float64(h.bodyHeld.Load()) })
 	}
 	// The browser console: public static files, no token needed to load it.
@@ -127,7 +127,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// authenticated and admitted: the deadline covers a body that is
 	// announced and never sent, on every route (readBody lifts it once the
 	// body is in).
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.opts.BodyTimeout))
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(h.opts.BodyTimeout))
+	// A keep-alive connection keeps the write deadline its previous
+	// stream left (agui.Writer): this response starts without one.
+	_ = rc.SetWriteDeadline(time.Time{})
 	w, r = guardBody(w, r)
 	h.serveLogged(w, r)
 }
@@ -140,8 +144,9 @@ type Timeouts struct {
 }
 
 // NewHTTPServer wraps a handler with timeouts that stop slow-header clients
-// without ever cutting a long SSE stream: there is no WriteTimeout, and the
-// body read deadline is set per request by the Handler.
+// without ever cutting a long SSE stream: there is no WriteTimeout (a
+// stream bounds each of its writes instead, Options.StreamWriteTimeout),
+// and the body read deadline is set per request by the Handler.
 func NewHTTPServer(addr string, h http.Handler, t Timeouts) *http.Server {
 	if t.ReadHeader == 0 {
 		t.ReadHeader = defaultReadHeaderTimeout

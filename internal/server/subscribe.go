@@ -57,16 +57,16 @@ func (h *Handler) subscribe(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
 		done()
 	default:
-		// An observation waits as long as a run does: it is counted and
-		// parked like one.
-		h.serveStream(w, r, ctx, done, func(ctx context.Context, w http.ResponseWriter) { observe(ctx, w, o, lang) })
+		// An observation waits as long as a run does: it is counted like
+		// one.
+		h.serveStream(ctx, w, done, func(ctx context.Context, w http.ResponseWriter) { h.observe(ctx, w, o, lang) })
 	}
 }
 
 // observe writes an observation's SSE stream to w. No heartbeat, as the
 // original's observation stream (§7.2).
-func observe(ctx context.Context, w http.ResponseWriter, o *adapter.Observation, lang i18n.Lang) {
-	sw := agui.NewWriter(w, agui.WriterOptions{Heartbeat: -1})
+func (h *Handler) observe(ctx context.Context, w http.ResponseWriter, o *adapter.Observation, lang i18n.Lang) {
+	sw := agui.NewWriter(w, agui.WriterOptions{Heartbeat: -1, WriteTimeout: h.opts.StreamWriteTimeout})
 	defer sw.Close()
 	_ = sw.Start() // on failure Stream's writes fail fast and release the thread
 	o.Stream(ctx, sw, lang)
