@@ -12,7 +12,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
-	"github.com/iac-code-agui/iac-code-agui/internal/state"
+	"github.com/iac-code-agui/iac-code-agui/internal/state/filestore"
 )
 
 // TestOfficialClientParkedStreams runs every scenario of run.mjs with
@@ -38,8 +38,7 @@ func TestOfficialClientParkedStreams(t *testing.T) {
 	if err := os.MkdirAll(ws, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	store := state.NewFileStore(t.TempDir())
-	defer store.Close()
+	store := filestore.New(t.TempDir())
 	ad := adapter.New(adapter.Options{
 		Store:        store,
 		Upstream:     adapter.A2A(a2a.New(agent.URL, "up")),
