@@ -150,7 +150,7 @@ func TestStaticBuild(t *testing.T) {
 	}
 	port := fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
 	ln.Close()
-	srv := exec.Command(bin, "--config", "config.example.yaml", "--port", port, "--state-dir", t.TempDir())
+	srv := exec.Command(bin, "--config", "config.example.yaml", "--demo", "--port", port, "--state-dir", t.TempDir())
 	srv.Env = []string{"PATH=" + t.TempDir(), "HOME=" + t.TempDir()}
 	var logs strings.Builder
 	srv.Stderr = &logs

@@ -32,7 +32,7 @@ func startReplicas(t *testing.T, n int, leaseTTL string) []*Server {
 	var out []*Server
 	for i := 0; i < n; i++ {
 		port := e2etest.FreePort(t)
-		s := startServerOn(t, port, root, []string{"--advertise-url", "http://127.0.0.1:" + strconv.Itoa(port) + "/", "--lease-ttl", leaseTTL},
+		s := startServerOn(t, port, root, []string{"--demo", "--advertise-url", "http://127.0.0.1:" + strconv.Itoa(port) + "/", "--lease-ttl", leaseTTL},
 			"IAC_CODE_AGUI_STATE_STORE="+url, "IAC_CODE_AGUI_REDIS_KEY_PREFIX="+prefix, "IAC_CODE_AGUI_REPLICA_TOKEN=e2e-replicas",
 			"IAC_CODE_CONFIG_BACKUP_DIR="+backup)
 		out = append(out, s)

@@ -125,7 +125,7 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		return err
 	}
 	defer up.stop()
-	if up.kind == "embedded" && cfg.StateDirDefault {
+	if up.kind == "demo" && cfg.StateDirDefault {
 		// The demo's threads stay out of a user's real iac-code folder.
 		cfg.StateDir = demoStateDir()
 	}
@@ -147,7 +147,8 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		CopilotKitCompat:   cfg.Compat == config.CompatCopilotKit,
 	})
 	bi := buildinfo.Get()
-	opts := server.Options{Adapter: ad, AuthToken: cfg.AuthToken, Version: bi.Version, Logger: logger, Metrics: m}
+	opts := server.Options{Adapter: ad, AuthToken: cfg.AuthToken, Version: bi.Version, Logger: logger, Metrics: m,
+		AllowedHosts: allowedHosts(cfg), ListenAll: listensOnAll(cfg.Host), CORSOrigins: cfg.CORSOrigins, Upstream: up.kind}
 	if cl := startCluster(ctx, cfg, rc, ad.Busy, logger); cl != nil {
 		opts.Cluster = cl
 	}

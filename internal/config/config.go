@@ -51,6 +51,13 @@ type Config struct {
 	// Compat names the client compatibility mode: "" (none, the protocol
 	// as written) or CompatCopilotKit (compat.go).
 	Compat string
+	// AllowedHosts are the Host names and addresses the operator allows
+	// besides loopback (lowercased, no brackets); CORSOrigins the origins
+	// allowed to call from a browser (normalised as NormalizeOrigin does);
+	// Demo asks for the embedded demo agent (safety.go).
+	AllowedHosts []string
+	CORSOrigins  []string
+	Demo         bool
 }
 
 // flagValues are the raw command-line values; set records which flags were
@@ -60,6 +67,7 @@ type flagValues struct {
 	logFormat, stateStore, redisPrefix, compat string
 	advertiseURL, leaseTTL                     string
 	debug, logStdout, version                  bool
+	safety                                     safetyFlags
 	set                                        map[string]bool
 }
 
@@ -99,6 +107,7 @@ func parseFlags(args []string) (*flagValues, error) {
 	fs.StringVar(&fv.leaseTTL, "lease-ttl", "", "")
 	fs.StringVar(&fv.compat, "compat", "", "")
 	fs.BoolVar(&fv.version, "version", false, "")
+	fv.safety.register(fs)
 	// --log-stdout and --no-log-stdout share one value; the last one given
 	// wins, as with Click's on/off flag pair.
 	fs.BoolFunc("log-stdout", "", func(s string) error {
@@ -162,7 +171,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 	steps := []func(*Config, *flagValues, yamlFile, func(string) string) error{
 		resolveHost, resolvePort, resolveA2AURL, resolveStateDir, resolveIdle,
 		resolveBools, resolveLogFormat, resolveTokens, resolveStateStore,
-		resolveCluster, resolveCompat,
+		resolveCluster, resolveCompat, resolveSafety,
 	}
 	for _, step := range steps {
 		if err := step(cfg, fv, y, getenv); err != nil {
