@@ -148,8 +148,9 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	})
 	bi := buildinfo.Get()
 	opts := server.Options{Adapter: ad, AuthToken: cfg.AuthToken, Version: bi.Version, Logger: logger, Metrics: m}
-	if cl := startCluster(ctx, cfg, rc, ad.Busy, logger); cl != nil {
-		opts.Cluster = cl
+	cl := startCluster(ctx, cfg, rc, ad.Busy, logger)
+	if cl != nil {
+		opts.Cluster = cl.Cluster
 	}
 	h := server.New(opts)
 	srv := server.NewHTTPServer(addr, h, server.Timeouts{})
@@ -168,12 +169,16 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	case <-ctx.Done():
 	}
 	logger.Info("AG-UI adapter shutting down")
+	// Threads nothing runs on here move to another replica at once; the
+	// others as their runs end, at the latest below.
+	cl.drain(logger)
 	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer scancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		_ = srv.Close()
 	}
 	h.Drain(sctx) // the parked streams, which Shutdown does not see
+	cl.handOver(logger)
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

@@ -40,6 +40,9 @@ type Config struct {
 	AdvertiseURL string
 	ReplicaToken string // secret shared by the replicas: never log
 	LeaseTTL     time.Duration
+	// ReplicaURLs are the other replicas' base URLs (normalised, each
+	// ending in "/"): the only owners a request is forwarded to.
+	ReplicaURLs []string
 	// AllowedCWDs holds the entries of IAC_CODE_AGUI_ALLOWED_CWDS, else
 	// IACCODE_A2A_ALLOWED_CWDS, split on os.PathListSeparator with empty
 	// entries dropped; nil when neither variable is set (non-empty).
@@ -58,7 +61,7 @@ type Config struct {
 type flagValues struct {
 	config, host, port, a2aURL, stateDir, idle string
 	logFormat, stateStore, redisPrefix, compat string
-	advertiseURL, leaseTTL                     string
+	advertiseURL, leaseTTL, replicaURLs        string
 	debug, logStdout, version                  bool
 	set                                        map[string]bool
 }
@@ -97,6 +100,7 @@ func parseFlags(args []string) (*flagValues, error) {
 	fs.StringVar(&fv.redisPrefix, "redis-key-prefix", DefaultRedisKeyPrefix, "")
 	fs.StringVar(&fv.advertiseURL, "advertise-url", "", "")
 	fs.StringVar(&fv.leaseTTL, "lease-ttl", "", "")
+	fs.StringVar(&fv.replicaURLs, "replica-urls", "", "")
 	fs.StringVar(&fv.compat, "compat", "", "")
 	fs.BoolVar(&fv.version, "version", false, "")
 	// --log-stdout and --no-log-stdout share one value; the last one given

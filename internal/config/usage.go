@@ -93,6 +93,11 @@ Flags:
   --lease-ttl SECS      How long a thread's ownership outlives its owner's
                         last renewal (default 15). Environment:
                         IAC_CODE_AGUI_LEASE_TTL. YAML: lease-ttl, lease_ttl.
+  --replica-urls URLS   The other replicas' base URLs, comma-separated: the
+                        only places a request is forwarded to. Required
+                        with --advertise-url and a Redis store.
+                        Environment: IAC_CODE_AGUI_REPLICA_URLS.
+                        YAML: replica-urls, replica_urls (string or list).
   --log-stdout          Copy logs to stdout. YAML: log-stdout, log_stdout.
   --compat MODE         Client compatibility: none (the default) or
                         copilotkit (docs/copilotkit.md).
@@ -146,7 +151,8 @@ log-stdout/log_stdout (boolean), compat (copilotkit or none),
 auth-token/auth_token (string), a2a-token/a2a_token (string),
 state-store/state_store (file or a Redis URL), redis-key-prefix/redis_key_prefix
 (string), redis-password/redis_password (string), advertise-url/advertise_url
-(string), lease-ttl/lease_ttl (seconds), replica-token/replica_token (string).
+(string), lease-ttl/lease_ttl (seconds), replica-urls/replica_urls (string or
+list), replica-token/replica_token (string).
 
 Sub-command import-state:
   Copy every thread file under --state-dir (this adapter's or the original's)

@@ -20,6 +20,7 @@ var de = map[string]string{
 	MsgAdvertiseURLInvalid:    "--advertise-url muss eine http(s)-URL ohne Anmeldedaten sein.",
 	MsgLeaseTTLInvalid:        "--lease-ttl muss eine Zahl von Sekunden zwischen 1 und 3600 sein.",
 	MsgReplicaTokenRequired:   "Mehrere Repliken benötigen IAC_CODE_AGUI_REPLICA_TOKEN (oder replica_token in der YAML-Datei).",
+	MsgReplicaURLsInvalid:     "--replica-urls muss die http(s)-URLs der anderen Repliken ohne Anmeldedaten auflisten; mit --advertise-url und Redis ist es erforderlich.",
 	MsgCompatInvalid:          "--compat muss copilotkit oder none sein.",
 	MsgPortInUse:              "Die Adresse %s wird bereits verwendet; wählen Sie mit --port (oder IAC_CODE_AGUI_PORT) einen anderen Port.",
 

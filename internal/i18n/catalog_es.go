@@ -20,6 +20,7 @@ var es = map[string]string{
 	MsgAdvertiseURLInvalid:    "--advertise-url debe ser una URL http(s) sin credenciales.",
 	MsgLeaseTTLInvalid:        "--lease-ttl debe ser un número de segundos entre 1 y 3600.",
 	MsgReplicaTokenRequired:   "Varias réplicas necesitan IAC_CODE_AGUI_REPLICA_TOKEN (o replica_token en el YAML).",
+	MsgReplicaURLsInvalid:     "--replica-urls debe listar las URL http(s) de las otras réplicas, sin credenciales; es obligatorio con --advertise-url y Redis.",
 	MsgCompatInvalid:          "--compat debe ser copilotkit o none.",
 	MsgPortInUse:              "La dirección %s ya está en uso; elija otro puerto con --port (o IAC_CODE_AGUI_PORT).",
 

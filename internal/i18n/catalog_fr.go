@@ -20,6 +20,7 @@ var fr = map[string]string{
 	MsgAdvertiseURLInvalid:    "--advertise-url doit être une URL http(s) sans identifiants.",
 	MsgLeaseTTLInvalid:        "--lease-ttl doit être un nombre de secondes entre 1 et 3600.",
 	MsgReplicaTokenRequired:   "Plusieurs répliques nécessitent IAC_CODE_AGUI_REPLICA_TOKEN (ou replica_token dans le YAML).",
+	MsgReplicaURLsInvalid:     "--replica-urls doit lister les URL http(s) des autres répliques, sans identifiants ; il est requis avec --advertise-url et Redis.",
 	MsgCompatInvalid:          "--compat doit valoir copilotkit ou none.",
 	MsgPortInUse:              "L’adresse %s est déjà utilisée ; choisissez un autre port avec --port (ou IAC_CODE_AGUI_PORT).",
 

@@ -20,6 +20,7 @@ var ja = map[string]string{
 	MsgAdvertiseURLInvalid:    "--advertise-url は認証情報を含まない http(s) URL である必要があります。",
 	MsgLeaseTTLInvalid:        "--lease-ttl は 1 から 3600 までの秒数である必要があります。",
 	MsgReplicaTokenRequired:   "複数のレプリカには IAC_CODE_AGUI_REPLICA_TOKEN（または YAML の replica_token）が必要です。",
+	MsgReplicaURLsInvalid:     "--replica-urls には他のレプリカの http(s) URL（認証情報なし）を列挙する必要があります。--advertise-url と Redis を使う場合は必須です。",
 	MsgCompatInvalid:          "--compat は copilotkit または none である必要があります。",
 	MsgPortInUse:              "アドレス %s は既に使用されています。--port(または IAC_CODE_AGUI_PORT)で別のポートを指定してください。",
 

@@ -20,6 +20,7 @@ var pt = map[string]string{
 	MsgAdvertiseURLInvalid:    "--advertise-url deve ser uma URL http(s) sem credenciais.",
 	MsgLeaseTTLInvalid:        "--lease-ttl deve ser um número de segundos entre 1 e 3600.",
 	MsgReplicaTokenRequired:   "Várias réplicas precisam de IAC_CODE_AGUI_REPLICA_TOKEN (ou replica_token no YAML).",
+	MsgReplicaURLsInvalid:     "--replica-urls deve listar as URLs http(s) das outras réplicas, sem credenciais; é obrigatório com --advertise-url e Redis.",
 	MsgCompatInvalid:          "--compat deve ser copilotkit ou none.",
 	MsgPortInUse:              "O endereço %s já está em uso; escolha outra porta com --port (ou IAC_CODE_AGUI_PORT).",
 

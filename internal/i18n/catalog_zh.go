@@ -20,6 +20,7 @@ var zh = map[string]string{
 	MsgAdvertiseURLInvalid:    "--advertise-url 必须是不含凭据的 http(s) URL。",
 	MsgLeaseTTLInvalid:        "--lease-ttl 必须是 1 到 3600 之间的秒数。",
 	MsgReplicaTokenRequired:   "多个副本需要 IAC_CODE_AGUI_REPLICA_TOKEN（或 YAML 中的 replica_token）。",
+	MsgReplicaURLsInvalid:     "--replica-urls 必须列出其他副本的 http(s) URL（不含凭据）；使用 --advertise-url 和 Redis 时必填。",
 	MsgCompatInvalid:          "--compat 必须是 copilotkit 或 none。",
 	MsgPortInUse:              "地址 %s 已被占用;请使用 --port(或 IAC_CODE_AGUI_PORT)选择其他端口。",
 

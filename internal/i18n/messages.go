@@ -27,6 +27,9 @@ const (
 	MsgAdvertiseURLInvalid  = "--advertise-url must be an http(s) URL without credentials."
 	MsgLeaseTTLInvalid      = "--lease-ttl must be a number of seconds between 1 and 3600."
 	MsgReplicaTokenRequired = "Several replicas need IAC_CODE_AGUI_REPLICA_TOKEN (or replica_token in the YAML file)."
+	// MsgReplicaURLsInvalid is ours too (forwarding only to configured
+	// replicas).
+	MsgReplicaURLsInvalid = "--replica-urls must list the other replicas' http(s) URLs, without credentials; it is required with --advertise-url and a Redis store."
 	// MsgCompatInvalid and MsgPortInUse are ours (--compat; the hint for a
 	// busy port). MsgPortInUse's %s is the host:port that is taken.
 	MsgCompatInvalid = "--compat must be copilotkit or none."
@@ -142,7 +145,7 @@ var messages = []string{
 	MsgAuthTokenNotString, MsgA2ATokenNotString, MsgConfigNotMapping, MsgConfigLoad,
 	MsgA2AURLNotLoopback, MsgA2AExitedDuringStartup, MsgA2ANotReady, MsgLogFormatInvalid,
 	MsgStateStoreInvalid, MsgRedisPasswordOnFlag,
-	MsgAdvertiseURLInvalid, MsgLeaseTTLInvalid, MsgReplicaTokenRequired,
+	MsgAdvertiseURLInvalid, MsgLeaseTTLInvalid, MsgReplicaTokenRequired, MsgReplicaURLsInvalid,
 	MsgCompatInvalid, MsgPortInUse,
 
 	MsgUnauthorized, MsgUnsupportedMediaType, MsgRequestTooLarge, MsgInvalidJSON,
