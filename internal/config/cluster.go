@@ -49,21 +49,7 @@ func resolveCluster(cfg *Config, fv *flagValues, y yamlFile, getenv func(string)
 		cfg.ReplicaToken = s
 	}
 	cfg.LeaseTTL = DefaultLeaseTTL
-	secs, set, ok := 0.0, true, true
-	switch {
-	case fv.set["lease-ttl"]:
-		secs, ok = parseSeconds(fv.leaseTTL)
-	case getenv("IAC_CODE_AGUI_LEASE_TTL") != "":
-		secs, ok = parseSeconds(getenv("IAC_CODE_AGUI_LEASE_TTL"))
-	case y.value("lease_ttl") != nil:
-		if s, isString := asString(y.value("lease_ttl")); isString {
-			secs, ok = parseSeconds(s)
-		} else {
-			secs, ok = asSeconds(y.value("lease_ttl"))
-		}
-	default:
-		set = false
-	}
+	secs, set, ok := lookupSeconds(fv, "lease-ttl", fv.leaseTTL, "IAC_CODE_AGUI_LEASE_TTL", "lease_ttl", y, getenv)
 	if set {
 		// Written so that NaN fails too.
 		if !ok || !(secs >= 1 && secs <= 3600) {
@@ -78,6 +64,28 @@ func resolveCluster(cfg *Config, fv *flagValues, y yamlFile, getenv func(string)
 }
 
 // parseSeconds reads a number of seconds given as text.
+// lookupSeconds reads a number of seconds from the flag named flag (its
+// value flagValue), else the environment variable env, else the YAML key
+// yamlKey (a number or a string). set is false when none of them is given;
+// ok is false when the value given does not parse.
+func lookupSeconds(fv *flagValues, flag, flagValue, env, yamlKey string, y yamlFile, getenv func(string) string) (secs float64, set, ok bool) {
+	switch {
+	case fv.set[flag]:
+		secs, ok = parseSeconds(flagValue)
+	case getenv(env) != "":
+		secs, ok = parseSeconds(getenv(env))
+	case y.value(yamlKey) != nil:
+		if s, isString := asString(y.value(yamlKey)); isString {
+			secs, ok = parseSeconds(s)
+		} else {
+			secs, ok = asSeconds(y.value(yamlKey))
+		}
+	default:
+		return 0, false, true
+	}
+	return secs, true, ok
+}
+
 func parseSeconds(s string) (float64, bool) {
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	return f, err == nil

@@ -19,21 +19,8 @@ const maxDurationSeconds = float64(math.MaxInt64 / int64(time.Second))
 // and checked as --lease-ttl is; it must be more than 0.
 func resolveStreamWriteTimeout(cfg *Config, fv *flagValues, y yamlFile, getenv func(string) string) error {
 	cfg.StreamWriteTimeout = DefaultStreamWriteTimeout
-	secs, set, ok := 0.0, true, true
-	switch {
-	case fv.set["stream-write-timeout"]:
-		secs, ok = parseSeconds(fv.streamWriteTimeout)
-	case getenv("IAC_CODE_AGUI_STREAM_WRITE_TIMEOUT") != "":
-		secs, ok = parseSeconds(getenv("IAC_CODE_AGUI_STREAM_WRITE_TIMEOUT"))
-	case y.value("stream_write_timeout") != nil:
-		if s, isString := asString(y.value("stream_write_timeout")); isString {
-			secs, ok = parseSeconds(s)
-		} else {
-			secs, ok = asSeconds(y.value("stream_write_timeout"))
-		}
-	default:
-		set = false
-	}
+	secs, set, ok := lookupSeconds(fv, "stream-write-timeout", fv.streamWriteTimeout,
+		"IAC_CODE_AGUI_STREAM_WRITE_TIMEOUT", "stream_write_timeout", y, getenv)
 	if !set {
 		return nil
 	}
