@@ -24,7 +24,7 @@ import (
 )
 
 // exampleKeys are the YAML keys the adapter reads, in the example's order.
-var exampleKeys = []string{"host", "port", "a2a-url", "state-dir", "idle-shutdown", "debug", "log-format", "compat", "log-stdout", "auth-token", "a2a-token", "state-store", "redis-key-prefix", "redis-password", "advertise-url", "lease-ttl", "replica-token"}
+var exampleKeys = []string{"host", "port", "a2a-url", "state-dir", "idle-shutdown", "debug", "log-format", "compat", "log-stdout", "auth-token", "a2a-token", "state-store", "redis-key-prefix", "redis-password", "advertise-url", "lease-ttl", "replica-token", "stream-write-timeout"}
 
 func TestExampleConfigListsEveryKeyWithItsDefault(t *testing.T) {
 	raw, err := os.ReadFile("config.example.yaml")
