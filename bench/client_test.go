@@ -20,7 +20,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
-	"github.com/iac-code-agui/iac-code-agui/internal/state"
+	"github.com/iac-code-agui/iac-code-agui/internal/state/filestore"
 )
 
 // relayEnv is the real adapter and HTTP server, with a real file store,
@@ -42,8 +42,7 @@ func newRelayEnv(t testing.TB, o upstreamOptions) *relayEnv {
 	// Warnings only: a run logs nothing on the happy path, and a failure
 	// must stay visible.
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	store := state.NewFileStore(t.TempDir())
-	t.Cleanup(func() { _ = store.Close() }) // before the temp directory goes
+	store := filestore.New(t.TempDir())
 	ad := adapter.New(adapter.Options{
 		Store:        store,
 		Upstream:     adapter.A2A(a2a.New(up.URL, "")),

@@ -27,7 +27,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/metrics"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
-	"github.com/iac-code-agui/iac-code-agui/internal/state"
+	"github.com/iac-code-agui/iac-code-agui/internal/state/filestore"
 )
 
 var (
@@ -65,7 +65,7 @@ func BenchmarkOpenStreams(b *testing.B) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	m := metrics.New()
 	ad := adapter.New(adapter.Options{
-		Store:        state.NewFileStore(b.TempDir()),
+		Store:        filestore.New(b.TempDir()),
 		Upstream:     adapter.A2A(a2a.New(child.upstream, "")),
 		AllowedRoots: request.AllowedRoots([]string{root}),
 		Logger:       logger,

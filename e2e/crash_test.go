@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
-	"github.com/iac-code-agui/iac-code-agui/internal/state"
+	"github.com/iac-code-agui/iac-code-agui/internal/state/filestore"
 )
 
 // TestNothingSeenIsLostOnSIGKILL kills the adapter with SIGKILL while many
@@ -48,7 +48,7 @@ func TestNothingSeenIsLostOnSIGKILL(t *testing.T) {
 		wg.Wait()
 		cancel()
 
-		st := state.NewFileStore(a.StateDir)
+		st := filestore.New(a.StateDir)
 		for i, evs := range seen {
 			thread, run := fmt.Sprintf("crash-%d-%d", round, i), fmt.Sprintf("run-%d-%d", round, i)
 			if len(evs) == 0 {

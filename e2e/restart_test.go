@@ -3,8 +3,10 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	encbinary "encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"net/http"
 	"os"
 	"os/exec"
@@ -258,43 +260,89 @@ func TestResumeAfterAgentRestart(t *testing.T) {
 	}
 }
 
-// TestRestartAfterPowerLoss: the adapter is killed after an interrupt and
-// its thread file is left as a power loss can leave it, a file swapped in
-// before its bytes reached the disk (simulated: the test overwrites it,
-// since no real part loses power on demand). The next start writes the
-// journaled document back before it serves (protocol.md §8.5), so the
-// interrupt is resumed; a graceful stop then leaves the journal empty.
-func TestRestartAfterPowerLoss(t *testing.T) {
+// TestStartRetiresTheJournal: a state directory of the earlier version
+// of this gateway, which kept a write-ahead journal and spare files beside
+// threads/ (docs/decisions.md, "Leftovers of the journal"). With the
+// journal's saves all in the thread files, the start removes both and the
+// interrupt is resumed from the thread file; with a save the thread file
+// lacks, the binary refuses to start, says why, and changes nothing.
+func TestStartRetiresTheJournal(t *testing.T) {
 	agent := startDemoAgent(t)
 	stateDir := t.TempDir()
 	env := []string{"IAC_CODE_AGUI_A2A_URL=" + agent, "IAC_CODE_AGUI_A2A_TOKEN=agent-token"}
 	a := startServer(t, stateDir, env...)
 	cwd := filepath.Join(a.Root, "ws")
-	_, evs, _ := runAGUI(t, a.URL, runInput("thread-power", "run-1", "Deploy (permission)", cwd, nil))
+	_, evs, _ := runAGUI(t, a.URL, runInput("thread-legacy", "run-1", "Deploy (permission)", cwd, nil))
 	it := interruptOf(t, evs)
 	a.Kill()
-	file := filepath.Join(stateDir, "threads", "thread-power.json")
-	if err := os.WriteFile(file, bytes.Repeat([]byte{0}, 512), 0o600); err != nil {
+	file := filepath.Join(stateDir, "threads", "thread-legacy.json")
+	doc, err := os.ReadFile(file)
+	if err != nil {
 		t.Fatal(err)
 	}
+	// The earlier version's leftovers: a spare and a journal whose one
+	// record is the thread file's document.
+	if err := os.MkdirAll(filepath.Join(stateDir, ".spare"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(stateDir, ".spare", "0"), []byte("spare"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	writeLegacyJournal(t, stateDir, "thread-legacy", doc)
 
 	b := startServer(t, stateDir, append(env, "IAC_CODE_AGUI_ALLOWED_CWDS="+a.Root)...)
+	if entries, _ := os.ReadDir(stateDir); len(entries) != 1 || entries[0].Name() != "threads" {
+		t.Fatalf("the state directory holds %v after the start, want only threads", entries)
+	}
 	resume := []any{map[string]any{"interruptId": it["id"], "status": "resolved", "payload": map[string]any{"decision": "allow_once"}}}
-	status, evs, body := runAGUI(t, b.URL, runInput("thread-power", "run-2", "", cwd, resume))
-	fin := lastEvent(evs)
-	if status != 200 || fin["type"] != "RUN_FINISHED" || fin["outcome"].(map[string]any)["type"] != "success" {
-		t.Fatalf("resume after the power loss: %d %v\n%s", status, fin, body)
+	status, evs, body := runAGUI(t, b.URL, runInput("thread-legacy", "run-2", "", cwd, resume))
+	if fin := lastEvent(evs); status != 200 || fin["type"] != "RUN_FINISHED" || fin["outcome"].(map[string]any)["type"] != "success" {
+		t.Fatalf("resume after the earlier version: %d %v\n%s", status, fin, body)
 	}
 	b.Stop(t)
-	// An empty journal file's header carries epoch 0 (bytes 16 to 24,
-	// state/journal.go): nothing for the original adapter to miss.
-	for _, name := range []string{"0", "1"} {
-		raw, err := os.ReadFile(filepath.Join(stateDir, ".journal", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(raw) < 32 || !bytes.Equal(raw[16:24], make([]byte, 8)) {
-			t.Fatalf("journal file %s not empty after a graceful stop", name)
-		}
+
+	// A journaled save the thread file does not hold: no start.
+	before, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeLegacyJournal(t, stateDir, "thread-legacy", doc)
+	cmd := exec.Command(binary, "--port", strconv.Itoa(e2etest.FreePort(t)), "--state-dir", stateDir)
+	cmd.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "IAC_CODE_AGUI_ALLOWED_CWDS=" + a.Root}, env...)
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "1 thread files ([thread-legacy.json]) differ from their last save in "+filepath.Join(stateDir, ".journal")) {
+		t.Fatalf("start over an unapplied journal: %v\n%s", err, out)
+	}
+	if after, _ := os.ReadFile(file); !bytes.Equal(after, before) {
+		t.Fatal("the thread file changed")
+	}
+	if _, err := os.Stat(filepath.Join(stateDir, ".journal", "0")); err != nil {
+		t.Fatalf("the journal was removed: %v", err)
+	}
+}
+
+// writeLegacyJournal writes <stateDir>/.journal/0 as the earlier version
+// left it after a kill: a live header (sequence 1, epoch 7) and one record
+// of doc for threadID (layout: internal/state/filestore/legacy.go).
+func writeLegacyJournal(t *testing.T, stateDir, threadID string, doc []byte) {
+	t.Helper()
+	crc := crc32.MakeTable(crc32.Castagnoli)
+	h := append([]byte("IACJRNL1"), encbinary.LittleEndian.AppendUint64(nil, 1)...)
+	h = encbinary.LittleEndian.AppendUint64(h, 7)
+	h = append(h, 0, 0, 0, 0)
+	h = encbinary.LittleEndian.AppendUint32(h, crc32.Checksum(h, crc))
+	body := encbinary.LittleEndian.AppendUint16(nil, uint16(len(threadID)))
+	body = append(append(body, threadID...), 0)
+	body = encbinary.LittleEndian.AppendUint64(body, uint64(time.Now().UnixNano()))
+	body = append(body, doc...)
+	rec := encbinary.LittleEndian.AppendUint32(nil, uint32(len(body)))
+	rec = encbinary.LittleEndian.AppendUint64(rec, 7)
+	rec = encbinary.LittleEndian.AppendUint32(rec, crc32.Update(crc32.Checksum(rec, crc), crc, body))
+	dir := filepath.Join(stateDir, ".journal")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "0"), append(append(h, rec...), body...), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

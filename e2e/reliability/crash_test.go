@@ -1,6 +1,7 @@
 package reliability
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -23,7 +24,7 @@ import (
 
 // crashBinary is the server built with -tags crashhook (the state store's
 // test-only hook that SIGKILLs the process at a chosen write,
-// internal/state/crashhook.go); built on first use.
+// internal/state/filestore/crashhook.go); built on first use.
 var (
 	crashOnce   sync.Once
 	crashBinary string
@@ -190,6 +191,12 @@ type crashRun struct {
 	cycles         []*cycle
 	tempsRemoved   int
 	outcomes       map[string]int // outcome of the first request after a kill
+	// beforeRestart, when set, runs after a kill and before the restart:
+	// another program's turn on the state directory.
+	beforeRestart func(c *cycle)
+	// afterStart, when set, runs once the restarted server has started
+	// and swept its temporary files, before any request.
+	afterStart func(c *cycle)
 }
 
 func newCrashRun(t *testing.T, bin string, agent *demoagenttest.Server) *crashRun {
@@ -244,11 +251,35 @@ func (r *crashRun) afterKill(c *cycle) {
 	t.Helper()
 	threads := filepath.Join(r.stateDir, "threads")
 	// Leftover temporary files are removed at the next start once older
-	// than state.StaleTempAge; age them as the time a restart takes would.
+	// than filestore.StaleTempAge; age them as the time a restart takes would.
 	temps := tempFiles(t, threads)
 	old := time.Now().Add(-time.Minute)
 	for _, p := range temps {
 		_ = os.Chtimes(p, old, old)
+	}
+	// Every interrupt the client saw is stored: pending, or its answer
+	// committed (the kill came during the resume).
+	if c.stage == 1 {
+		key, _ := state.FileKey(c.thread)
+		data, err := os.ReadFile(filepath.Join(threads, key+".json"))
+		if err != nil {
+			t.Fatalf("%s: the client saw interrupts, but the thread file is gone: %v", c.thread, err)
+		}
+		doc, err := state.Decode(data, c.thread)
+		if err != nil {
+			t.Fatalf("%s: the thread file does not load after a kill: %v", c.thread, err)
+		}
+		for _, it := range c.seen {
+			id, _ := it["id"].(string)
+			_, pending := doc.Execution.Pending[id]
+			applied := slices.ContainsFunc(doc.AppliedResumeDigests, func(a state.AppliedDigest) bool { return a.InterruptID == id })
+			if !pending && !applied {
+				t.Fatalf("%s: the client saw interrupt %s, which is neither pending nor answered after the kill", c.thread, id)
+			}
+		}
+	}
+	if r.beforeRestart != nil {
+		r.beforeRestart(c)
 	}
 	// A new turn (stage 0, or stage 2 after the resume) killed between
 	// its send and the write of its task id.
@@ -270,6 +301,9 @@ func (r *crashRun) afterKill(c *cycle) {
 		t.Fatalf("temporary files left after the restart: %v", left)
 	}
 	r.tempsRemoved += len(temps)
+	if r.afterStart != nil {
+		r.afterStart(c)
+	}
 	// No state file is torn: every document loads.
 	for _, cc := range r.cycles {
 		key, _ := state.FileKey(cc.thread)
@@ -339,9 +373,16 @@ func answersSentTwice(a *demoagenttest.Server) []string {
 	return twice
 }
 
+// crashPoints are the points of a state write the crash hook stops at
+// (internal/state/filestore/crashhook.go), alone (SIGKILL: the page cache
+// survives) and with a power loss (what was not synced yet is dropped
+// first) where the two differ.
+var crashPoints = []string{"before", "written", "written:powerloss", "synced", "renamed", "renamed:powerloss", "dirsynced"}
+
 // TestCrashConsistency kills the real binary with SIGKILL at each state
 // write of the run → interrupt → resume → continuation cycle (through
-// the crashhook build) and at random moments, with an external agent that
+// the crashhook build), at every point of the write and with a simulated
+// power loss, and at random moments, with an external agent that
 // survives the kills and counts the answers; then the same at random
 // moments with the embedded agent, which dies with the binary. After
 // every kill a restarted server must load every thread file, have removed
@@ -350,7 +391,7 @@ func answersSentTwice(a *demoagenttest.Server) []string {
 // the agent twice.
 func TestCrashConsistency(t *testing.T) {
 	bin := crashBin(t)
-	target, phases := 30, []string{"before", "temp", "renamed"} // target: kills
+	target, phases := 30, crashPoints // target: kills
 	if long() {
 		target = 200
 	}
@@ -403,4 +444,73 @@ func TestCrashConsistency(t *testing.T) {
 	}
 	t.Logf("state writes per cycle %v; %d kills at a state write, %d at random moments with the external agent, %d with the embedded agent (cycle %v); %d temporary files removed at restart; first answers after a kill: %v %v; threads killed before their task id was stored, then taking their next turn: %d",
 		writes, atWrites, ext.kills-atWrites, embedded.kills, span.Round(time.Millisecond), ext.tempsRemoved+embedded.tempsRemoved, ext.outcomes, embedded.outcomes, untracked)
+}
+
+// TestForeignWriteAfterCrashKept: after a kill at a state write (every
+// point, with and without a power loss), another program (the original
+// adapter, an operator's tool) writes the thread file before the next
+// start. The start must not touch it, and the thread goes on from it:
+// its run is still recorded when the cycle ends.
+func TestForeignWriteAfterCrashKept(t *testing.T) {
+	bin := crashBin(t)
+	agent := startAgent(t, demoagent.Options{StepDelay: time.Millisecond})
+	r := newCrashRun(t, bin, agent)
+	threads := filepath.Join(r.stateDir, "threads")
+	foreign := map[string][]byte{}
+	r.beforeRestart = func(c *cycle) {
+		key, _ := state.FileKey(c.thread)
+		path := filepath.Join(threads, key+".json")
+		doc := state.NewThread(c.thread, c.cwd, nil, "exec-foreign", "inv-foreign")
+		if data, err := os.ReadFile(path); err == nil {
+			if doc, err = state.Decode(data, c.thread); err != nil {
+				t.Fatalf("%s: the thread file does not load after a kill: %v", c.thread, err)
+			}
+		}
+		doc.RecordRun("foreign-run", strings.Repeat("f", 64))
+		data, err := state.Encode(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(threads, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		foreign[c.thread] = data
+	}
+	r.afterStart = func(c *cycle) {
+		key, _ := state.FileKey(c.thread)
+		if data, err := os.ReadFile(filepath.Join(threads, key+".json")); err != nil || !bytes.Equal(data, foreign[c.thread]) {
+			t.Fatalf("%s: the start changed the file another program wrote: %v\n%s", c.thread, err, data)
+		}
+		if entries, _ := os.ReadDir(r.stateDir); len(entries) != 1 || entries[0].Name() != "threads" {
+			t.Fatalf("the state directory holds %v, want only threads", entries)
+		}
+	}
+	kills := 0
+	for i, point := range crashPoints {
+		c := r.newCycle(cycleKinds[i%len(cycleKinds)])
+		// The second or third write: the thread file exists, so the
+		// other program changes a document of ours.
+		if !r.round(c, 0, fmt.Sprintf("IAC_CODE_AGUI_CRASH_AT=%d:%s", 2+i%2, point)) {
+			t.Fatalf("%s: the crash hook did not fire at write %d (%s)", c.thread, 2+i%2, point)
+		}
+		kills++
+		key, _ := state.FileKey(c.thread)
+		data, err := os.ReadFile(filepath.Join(threads, key+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := state.Decode(data, c.thread)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := doc.RunDigests["foreign-run"]; !ok {
+			t.Fatalf("%s (%s): the other program's run was overwritten:\n%s", c.thread, point, data)
+		}
+	}
+	if len(foreign) != kills {
+		t.Fatalf("%d foreign writes for %d kills", len(foreign), kills)
+	}
 }

@@ -55,16 +55,6 @@ func TestDiskFaults(t *testing.T) {
 		inject, clear func()
 	}{
 		{"full", func() {
-			// A save overwrites one of the store's spare files
-			// (protocol.md §8.5), which needs no new space when the
-			// document fits in the spare's blocks: on a full disk that
-			// save still succeeds. To reach the failure path, the spares
-			// go first; then the file system is filled, and the error
-			// ends the filler's write.
-			spares, _ := filepath.Glob(filepath.Join(stateDir, ".spare", "*"))
-			for _, p := range spares {
-				_ = os.Remove(p)
-			}
 			f, err := os.Create(filler)
 			if err != nil {
 				t.Fatal(err)
@@ -73,12 +63,9 @@ func TestDiskFaults(t *testing.T) {
 			f.Close()
 		}, func() { _ = os.Remove(filler) }},
 		{"read-only", func() {
-			// The server holds its journal open for writing
-			// (protocol.md §8.5), so the file system itself cannot be
-			// remounted read-only under it ("busy"); a read-only bind
-			// mount over the directory makes every path in it read-only
-			// to the server, as a kernel that remounts the file system
-			// read-only on errors would.
+			// A read-only bind mount over the directory makes every
+			// path in it read-only to the server, as a kernel that
+			// remounts the file system read-only on errors would.
 			for _, args := range [][]string{{"--bind", stateDir, stateDir}, {"-o", "remount,bind,ro", stateDir}} {
 				if out, err := exec.Command("mount", args...).CombinedOutput(); err != nil {
 					t.Fatalf("mount %v: %v %s", args, err, out)

@@ -12,6 +12,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
 	"github.com/iac-code-agui/iac-code-agui/internal/agui"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
+	"github.com/iac-code-agui/iac-code-agui/internal/state/filestore"
 )
 
 // pausing answers a new turn with a permission request and an answer with
@@ -332,7 +333,7 @@ func TestCancelLostUpdate(t *testing.T) {
 		once.Do(func() { close(entered); <-release })
 		return nil
 	}
-	f := newFixture(t, up, fixtureOptions{store: state.NewFileStore(t.TempDir()), maxCached: 1})
+	f := newFixture(t, up, fixtureOptions{store: filestore.New(t.TempDir()), maxCached: 1})
 	if _, err := f.run(t, f.request(t, "thread-a", "run-1", "go", nil)); err != nil {
 		t.Fatal(err)
 	}

@@ -73,10 +73,9 @@ func (a *Adapter) save(ctx context.Context, doc *state.Thread, prev state.Revisi
 
 // updateBestEffort applies an update whose failure is only logged to lg,
 // the run's logger (protocol.md §11): the writes the original does not
-// fail on. They are not waited on to be durable either (protocol.md §8.8):
-// no event depends on them.
+// fail on (protocol.md §8.8). They are as durable as every other save.
 func (a *Adapter) updateBestEffort(ctx context.Context, t *thread, lg *slog.Logger, fn change) {
-	if _, err := a.update(state.BestEffort(ctx), t, fn); err != nil {
+	if _, err := a.update(ctx, t, fn); err != nil {
 		lg.Warn("Failed to persist AG-UI thread state", "error", err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/agui"
-	"github.com/iac-code-agui/iac-code-agui/internal/state"
+	"github.com/iac-code-agui/iac-code-agui/internal/state/filestore"
 )
 
 // TestRandomInterleaving runs admissions, resumes and cancels of a few
@@ -25,7 +25,7 @@ func TestRandomInterleaving(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	up := pausing()
-	f := newFixture(t, up, fixtureOptions{store: state.NewFileStore(t.TempDir()), maxCached: 2})
+	f := newFixture(t, up, fixtureOptions{store: filestore.New(t.TempDir()), maxCached: 2})
 	threads := []string{"thread-0", "thread-1", "thread-2", "thread-3"}
 
 	var mu sync.Mutex

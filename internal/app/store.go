@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/cluster"
 	"github.com/iac-code-agui/iac-code-agui/internal/config"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
+	"github.com/iac-code-agui/iac-code-agui/internal/state/filestore"
 	"github.com/iac-code-agui/iac-code-agui/internal/state/redisstore"
 )
 
@@ -23,7 +25,13 @@ const storePingTimeout = 5 * time.Second
 // nothing falls back to files.
 func openStore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (state.Store, redis.UniversalClient, func(), error) {
 	if cfg.StateStore == "" || cfg.StateStore == config.StateStoreFile {
-		fs := state.NewFileStore(cfg.StateDir)
+		fs := filestore.New(cfg.StateDir)
+		// What an earlier version of this gateway kept beside threads/
+		// (docs/decisions.md, "Leftovers of the journal"): the start fails
+		// while a journal of it still holds saves the thread files lack.
+		if err := fs.RetireLegacy(); err != nil {
+			return nil, nil, nil, fmt.Errorf("state directory: %w", err)
+		}
 		// Temporary files of a process killed mid-write (protocol.md §8.5),
 		// in the background: listing 100,000 thread files must not delay
 		// the start (docs/benchmarks.md). A save's own temporary file is
@@ -31,15 +39,13 @@ func openStore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (st
 		swept := make(chan struct{})
 		go func() {
 			defer close(swept)
-			if n, err := fs.RemoveStaleTemps(state.StaleTempAge); err != nil {
+			if n, err := fs.RemoveStaleTemps(filestore.StaleTempAge); err != nil {
 				logger.Warn("Could not remove leftover temporary state files", "error", err)
 			} else if n > 0 {
 				logger.Info("Removed leftover temporary state files", "count", n)
 			}
 		}()
-		// Close removes the store's spare files (protocol.md §8.5), so a
-		// stopped server leaves only thread files behind.
-		return fs, nil, func() { <-swept; _ = fs.Close() }, nil
+		return fs, nil, func() { <-swept }, nil
 	}
 	c, err := redisstore.Open(cfg.StateStore, cfg.RedisPassword)
 	if err != nil {

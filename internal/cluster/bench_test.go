@@ -20,7 +20,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
-	"github.com/iac-code-agui/iac-code-agui/internal/state"
+	"github.com/iac-code-agui/iac-code-agui/internal/state/filestore"
 	"github.com/iac-code-agui/iac-code-agui/internal/state/redisstore/redistest"
 )
 
@@ -70,8 +70,7 @@ func fileReplica(b *testing.B, root string) string {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = agent.Close() })
-	store := state.NewFileStore(b.TempDir())
-	b.Cleanup(func() { _ = store.Close() }) // before the temp directory goes
+	store := filestore.New(b.TempDir())
 	ad := adapter.New(adapter.Options{
 		Store:        store,
 		Upstream:     adapter.A2A(a2a.New(agent.URL, "up")),

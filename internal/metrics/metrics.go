@@ -107,7 +107,7 @@ func New() *Metrics {
 }
 
 // ServerGauges adds the HTTP server's gauges, read when scraped: the open
-// run and observation streams (parked ones included) and the bytes of
+// run and observation streams and the bytes of
 // request bodies being read or decoded, which share the body budget
 // (protocol.md §2.5). Only the first call on m adds them.
 func (m *Metrics) ServerGauges(openStreams, bodyBytes func() float64) {

@@ -19,7 +19,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
-	"github.com/iac-code-agui/iac-code-agui/internal/state"
+	"github.com/iac-code-agui/iac-code-agui/internal/state/filestore"
 )
 
 // logBuffer collects JSON log lines from concurrent goroutines.
@@ -89,7 +89,7 @@ func newLoggedEnv(t *testing.T) *loggedEnv {
 	}
 	logger := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ad := adapter.New(adapter.Options{
-		Store:        state.NewFileStore(e.StateDir),
+		Store:        filestore.New(e.StateDir),
 		Upstream:     adapter.A2A(a2a.New(up.URL+"/", "upstream-token")),
 		AllowedRoots: request.AllowedRoots([]string{e.Root}),
 		Logger:       logger,

@@ -13,7 +13,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent/demoagenttest"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
-	"github.com/iac-code-agui/iac-code-agui/internal/state"
+	"github.com/iac-code-agui/iac-code-agui/internal/state/filestore"
 )
 
 // Failover between replicas: two adapters share the thread state
@@ -39,7 +39,7 @@ func startReplica(t *testing.T, root, stateDir, backupDir string) *replica {
 	}
 	t.Cleanup(func() { _ = ag.Close() })
 	ad := adapter.New(adapter.Options{
-		Store:        state.NewFileStore(stateDir),
+		Store:        filestore.New(stateDir),
 		Upstream:     adapter.A2A(a2a.New(ag.URL, "upstream-token")),
 		AllowedRoots: request.AllowedRoots([]string{root}),
 	})

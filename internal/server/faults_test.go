@@ -17,7 +17,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
-	"github.com/iac-code-agui/iac-code-agui/internal/state"
+	"github.com/iac-code-agui/iac-code-agui/internal/state/filestore"
 )
 
 // TestIdentityChangeIsProtocolError: a task id that changes mid-stream ends
@@ -70,7 +70,7 @@ func TestReadOnlyStateDirFailsClosed(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = agentSrv.Close() })
 	root, _ := filepath.EvalSymlinks(t.TempDir())
-	ad := adapter.New(adapter.Options{Store: state.NewFileStore(stateDir), Upstream: adapter.A2A(a2a.New(agentSrv.URL, "")), AllowedRoots: request.AllowedRoots([]string{root})})
+	ad := adapter.New(adapter.Options{Store: filestore.New(stateDir), Upstream: adapter.A2A(a2a.New(agentSrv.URL, "")), AllowedRoots: request.AllowedRoots([]string{root})})
 	srv := httptest.NewServer(server.New(server.Options{Adapter: ad}))
 	t.Cleanup(srv.Close)
 	e := &env{Root: root}
@@ -105,7 +105,7 @@ func TestUpstreamDown(t *testing.T) {
 	url := dead.URL + "/"
 	dead.Close() // nothing listens on this port any more
 	root, _ := filepath.EvalSymlinks(t.TempDir())
-	ad := adapter.New(adapter.Options{Store: state.NewFileStore(t.TempDir()), Upstream: adapter.A2A(a2a.New(url, "")), AllowedRoots: request.AllowedRoots([]string{root})})
+	ad := adapter.New(adapter.Options{Store: filestore.New(t.TempDir()), Upstream: adapter.A2A(a2a.New(url, "")), AllowedRoots: request.AllowedRoots([]string{root})})
 	srv := httptest.NewServer(server.New(server.Options{Adapter: ad}))
 	t.Cleanup(srv.Close)
 	e := &env{Root: root}

@@ -26,6 +26,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
+	"github.com/iac-code-agui/iac-code-agui/internal/state/filestore"
 )
 
 // env is one adapter served over real loopback HTTP, in front of the
@@ -102,11 +103,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 // serve starts an adapter and its HTTP server for e.
 func (e *env) serve(t *testing.T) {
 	t.Helper()
-	fs := state.NewFileStore(e.StateDir)
-	// Before the temp directory goes: the committer may be refilling its
-	// spares after a burst.
-	t.Cleanup(func() { _ = fs.Close() })
-	var store state.Store = fs
+	var store state.Store = filestore.New(e.StateDir)
 	if e.opts.wrap != nil {
 		store = e.opts.wrap(store)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
+	"github.com/iac-code-agui/iac-code-agui/internal/state/filestore"
 )
 
 func allow(id any) map[string]any {
@@ -99,11 +100,11 @@ func TestIncompleteResume(t *testing.T) {
 	second["inputId"] = "permission-second"
 	second["toolUseId"] = "toolu_second"
 	doc.Execution.Pending["permission-second"] = state.Pending{Value: second}
-	_, rev, err := state.NewFileStore(e.StateDir).Load(t.Context(), th)
+	_, rev, err := filestore.New(e.StateDir).Load(t.Context(), th)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := state.NewFileStore(e.StateDir).Save(t.Context(), doc, rev); err != nil {
+	if _, err := filestore.New(e.StateDir).Save(t.Context(), doc, rev); err != nil {
 		t.Fatal(err)
 	}
 	e2 := e.restart(t)
@@ -184,7 +185,7 @@ func TestTaskIdentityMismatch(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	itA := interrupts(t, post(t, e.URL, e.body("thread-ma", "run-1", "permission", nil), nil))[0]
 	interrupts(t, post(t, e.URL, e.body("thread-mb", "run-1", "permission", nil), nil))
-	store := state.NewFileStore(e.StateDir)
+	store := filestore.New(e.StateDir)
 	a, rev, err := store.Load(t.Context(), "thread-ma")
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
+	"github.com/iac-code-agui/iac-code-agui/internal/state/filestore"
 )
 
 // script is a scripted A2A upstream: for each call it answers with the
@@ -71,7 +72,7 @@ func (s *script) calls() string {
 func scriptedEnv(t *testing.T, s *script) (string, *env) {
 	t.Helper()
 	root, _ := filepath.EvalSymlinks(t.TempDir())
-	ad := adapter.New(adapter.Options{Store: state.NewFileStore(t.TempDir()), Upstream: adapter.A2A(a2a.New(s.serve(t), "")), AllowedRoots: request.AllowedRoots([]string{root})})
+	ad := adapter.New(adapter.Options{Store: filestore.New(t.TempDir()), Upstream: adapter.A2A(a2a.New(s.serve(t), "")), AllowedRoots: request.AllowedRoots([]string{root})})
 	srv := httptest.NewServer(server.New(server.Options{Adapter: ad}))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/", &env{Root: root}

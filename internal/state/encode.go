@@ -65,9 +65,9 @@ func encodeThread(t *Thread) ([]byte, error) {
 		// For example NaN or an unsupported type inside a pending value.
 		return nil, fmt.Errorf("%w: %s", ErrInvalidDocument, err.Error())
 	}
-	if len(b) > maxDocumentSize {
+	if len(b) > MaxDocumentSize {
 		// Load would refuse it and make the thread unavailable for good.
-		return nil, fmt.Errorf("%w: document exceeds %d bytes", ErrInvalidDocument, maxDocumentSize)
+		return nil, fmt.Errorf("%w: document exceeds %d bytes", ErrInvalidDocument, MaxDocumentSize)
 	}
 	return b, nil
 }

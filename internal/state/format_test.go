@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -80,7 +79,6 @@ const expectedSample = `{
 `
 
 func TestSaveByteExact(t *testing.T) {
-	s, root := newStore(t)
 	th := &Thread{
 		SchemaVersion: 1,
 		ThreadID:      "会话-1",
@@ -106,12 +104,10 @@ func TestSaveByteExact(t *testing.T) {
 		},
 		TerminalExecutionIDs: []string{"exec-b", "exec-a", "", "exec-b"},
 	}
-	mustSave(t, s, th)
-	path, _ := s.Path("会话-1")
-	if filepath.Dir(path) != filepath.Join(root, "threads") || filepath.Base(path) != "aguiid~e4bc9ae8af9d2d31.json" {
-		t.Fatalf("path = %s", path)
+	if key, err := FileKey("会话-1"); err != nil || key != "aguiid~e4bc9ae8af9d2d31" {
+		t.Fatalf("file key = %s, %v", key, err)
 	}
-	got, err := os.ReadFile(path)
+	got, err := Encode(th)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +123,6 @@ func TestSaveByteExact(t *testing.T) {
 // generation: stale expiresAt, no lastTaskId, unknown key, non-string digest
 // entries) and checks that re-saving yields what the original would write.
 func TestOriginalFormat(t *testing.T) {
-	s, root := newStore(t)
 	in, err := os.ReadFile("testdata/original-thread-1.json")
 	if err != nil {
 		t.Fatal(err)
@@ -136,14 +131,10 @@ func TestOriginalFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(root, "threads")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	th, err := Decode(in, "thread-1")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "thread-1.json"), in, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	th := mustLoad(t, s, "thread-1")
 	e := th.Execution
 	if th.UserID != nil || th.IacCodeSessionID != nil || e.TaskID != nil || e.LastTaskID != nil ||
 		e.PipelineSequence != 42 || e.RosInvocationID != "ros-inv-1" || len(e.Pending) != 2 ||
@@ -157,8 +148,7 @@ func TestOriginalFormat(t *testing.T) {
 	if _, stale := e.Pending["perm-1"].Value["expiresAt"]; stale {
 		t.Fatal("expiresAt leaked into the pending value")
 	}
-	mustSave(t, s, th)
-	got, err := os.ReadFile(filepath.Join(dir, "thread-1.json"))
+	got, err := Encode(th)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,17 +160,18 @@ func TestOriginalFormat(t *testing.T) {
 }
 
 func TestNumbersKeepTheirLiteral(t *testing.T) {
-	s, _ := newStore(t)
-	th := sampleThread("thread-1")
-	mustSave(t, s, th)
-	p, _ := s.Path("thread-1")
-	data, _ := os.ReadFile(p)
-	data = bytes.Replace(data, []byte(`"id": "allow"`), []byte(`"id": "allow", "weight": 1.0, "big": 12345678901234567890`), 1)
-	if err := os.WriteFile(p, data, 0o600); err != nil {
+	data, err := Encode(sampleThread("thread-1"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	mustSave(t, s, mustLoad(t, s, "thread-1"))
-	data, _ = os.ReadFile(p)
+	data = bytes.Replace(data, []byte(`"id": "allow"`), []byte(`"id": "allow", "weight": 1.0, "big": 12345678901234567890`), 1)
+	th, err := Decode(data, "thread-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err = Encode(th); err != nil {
+		t.Fatal(err)
+	}
 	if !bytes.Contains(data, []byte(`"weight": 1.0`)) || !bytes.Contains(data, []byte(`"big": 12345678901234567890`)) {
 		t.Fatalf("numbers rewritten:\n%s", data)
 	}

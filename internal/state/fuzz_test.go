@@ -1,7 +1,6 @@
 package state
 
 import (
-	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -32,34 +31,26 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(`[{"schemaVersion":1}]`))
 	f.Add([]byte("\xff\xfe"))
 
-	root := filepath.Join(f.TempDir(), "agui")
-	s := NewFileStore(root)
-	dir := filepath.Join(root, "threads")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		f.Fatal(err)
-	}
-	path := filepath.Join(dir, "thread-1.json")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		th, err := load(context.Background(), s, "thread-1")
+		th, err := Decode(data, "thread-1")
 		if err != nil {
 			if !errors.Is(err, ErrUnavailable) || th != nil {
-				t.Fatalf("Load = %v, %v; want nil and ErrUnavailable", th, err)
+				t.Fatalf("Decode = %v, %v; want nil and ErrUnavailable", th, err)
 			}
 			return
 		}
 		if th.ThreadID != "thread-1" || th.SchemaVersion != 1 {
 			t.Fatalf("accepted a document of %q v%d", th.ThreadID, th.SchemaVersion)
 		}
-		// Whatever Load accepts, Save writes and Load reads back unchanged.
-		if err := saveLatest(context.Background(), s, th); err != nil {
-			t.Fatalf("Save of a loaded document: %v", err)
+		// Whatever Decode accepts, Encode writes and Decode reads back
+		// unchanged.
+		again, err := Encode(th)
+		if err != nil {
+			t.Fatalf("Encode of a decoded document: %v", err)
 		}
-		again, err := load(context.Background(), s, "thread-1")
-		if err != nil || !reflect.DeepEqual(again, th) {
-			t.Fatalf("reload = %+v, %v; want %+v", again, err, th)
+		back, err := Decode(again, "thread-1")
+		if err != nil || !reflect.DeepEqual(back, th) {
+			t.Fatalf("reload = %+v, %v; want %+v", back, err, th)
 		}
 	})
 }

@@ -1,34 +1,39 @@
 package state
 
-import "context"
+import (
+	"context"
+	"testing"
+)
+
+// newStore is the store of this package's tests: the memory store, which
+// encodes and decodes every document as the file store does.
+func newStore(*testing.T) *MemStore { return NewMemStore() }
 
 // saveLatest saves th over whatever is stored, as the tests written
 // before conditional saves expect: it passes the stored revision.
-func saveLatest(ctx context.Context, s *FileStore, th *Thread) error {
+func saveLatest(ctx context.Context, s *MemStore, th *Thread) error {
 	prev := NoRevision
 	if th != nil {
-		if path, err := s.Path(th.ThreadID); err == nil {
-			if data, err := s.read(path); err == nil {
-				prev = revisionOf(data)
-			}
-		}
+		s.mu.Lock()
+		prev = s.docs[th.ThreadID].rev
+		s.mu.Unlock()
 	}
 	_, err := s.Save(ctx, th, prev)
 	return err
 }
 
-// load is Load without the revision.
-func load(ctx context.Context, s *FileStore, id string) (*Thread, error) {
-	th, _, err := s.Load(ctx, id)
-	return th, err
+func mustSave(t *testing.T, s *MemStore, th *Thread) {
+	t.Helper()
+	if err := saveLatest(context.Background(), s, th); err != nil {
+		t.Fatalf("Save(%q): %v", th.ThreadID, err)
+	}
 }
 
-// waitIdle waits until s's committer has no batch and no refill running.
-func waitIdle(s *FileStore) {
-	c := &s.commits
-	c.mu.Lock()
-	for c.running {
-		c.idleCond().Wait()
+func mustLoad(t *testing.T, s *MemStore, id string) *Thread {
+	t.Helper()
+	th, _, err := s.Load(context.Background(), id)
+	if err != nil {
+		t.Fatalf("Load(%q): %v", id, err)
 	}
-	c.mu.Unlock()
+	return th
 }

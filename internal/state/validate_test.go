@@ -1,11 +1,8 @@
 package state
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -36,18 +33,11 @@ func pending1(m map[string]any) map[string]any {
 	return execOf(m)["pending"].(map[string]any)["perm-1"].(map[string]any)
 }
 
-// loadRaw writes data as thread-1's file and loads it.
+// loadRaw decodes data as thread-1's stored document, as every store
+// loads it.
 func loadRaw(t *testing.T, data []byte) (*Thread, error) {
 	t.Helper()
-	s, root := newStore(t)
-	dir := filepath.Join(root, "threads")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "thread-1.json"), data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return load(context.Background(), s, "thread-1")
+	return Decode(data, "thread-1")
 }
 
 func loadDoc(t *testing.T, m map[string]any) (*Thread, error) {

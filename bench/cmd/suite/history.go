@@ -12,6 +12,7 @@ import (
 
 	"github.com/iac-code-agui/iac-code-agui/bench/suite"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
+	"github.com/iac-code-agui/iac-code-agui/internal/state/filestore"
 )
 
 // sectionF: start-up and memory with many thread files, and memory while
@@ -145,7 +146,7 @@ func historyID(i int) string { return fmt.Sprintf("hist-%07d", i) }
 // copies with the thread id replaced (same length), written without fsync
 // since only their presence matters.
 func writeHistory(dir, ws string, n int) error {
-	st := state.NewFileStore(dir)
+	st := filestore.New(dir)
 	first := historyID(0)
 	if _, err := st.Save(context.Background(), state.NewThread(first, ws, nil, "exec-history", "inv-history"), state.NoRevision); err != nil {
 		return err

@@ -1,6 +1,6 @@
 //go:build unix
 
-package state
+package filestore
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 func TestPlantedFiles(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	s := NewFileStore(root)
+	s := New(root)
 	if _, err := s.Save(ctx, sampleThread("seed"), NoRevision); err != nil {
 		t.Fatal(err)
 	}

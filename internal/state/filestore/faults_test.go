@@ -1,4 +1,4 @@
-package state
+package filestore
 
 import (
 	"bytes"
@@ -77,7 +77,6 @@ func TestRenameRetriesOnPermissionError(t *testing.T) {
 	immutable(t, p)
 	var attempts int
 	s.rename = func(a, b string) error { attempts++; return os.Rename(a, b) }
-	s.exchange = func(a, b string) error { attempts++; return exchange(a, b) }
 
 	th := sampleThread("thread-1")
 	th.Execution.PipelineSequence = 99
@@ -102,7 +101,7 @@ func TestSymlinkedFileRefused(t *testing.T) {
 	// A valid document of thread-1 outside the store: following the link
 	// would load it.
 	th := sampleThread("thread-1")
-	data, err := encodeThread(th)
+	data, err := Encode(th)
 	if err != nil {
 		t.Fatal(err)
 	}

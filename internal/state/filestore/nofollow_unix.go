@@ -1,6 +1,6 @@
 //go:build unix
 
-package state
+package filestore
 
 import (
 	"io/fs"

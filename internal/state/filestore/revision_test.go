@@ -1,4 +1,4 @@
-package state
+package filestore
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // another program) is a conflict too.
 func TestConditionalSaveSeesOutsideWrites(t *testing.T) {
 	ctx := context.Background()
-	s := NewFileStore(t.TempDir())
+	s := New(t.TempDir())
 	r1, err := s.Save(ctx, sampleThread("thread-1"), NoRevision)
 	if err != nil {
 		t.Fatal(err)

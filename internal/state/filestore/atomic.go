@@ -1,4 +1,4 @@
-package state
+package filestore
 
 import (
 	"crypto/rand"
@@ -18,42 +18,55 @@ const (
 	tempAttempts = 16
 )
 
-// openTemp writes data to a new private temporary file
-// ".<name>.<random>.tmp" next to path (protocol.md §8.5), mode 0600, and
-// returns it open so that its batch can fsync it; nothing is left behind
-// on failure.
-func openTemp(path string, data []byte) (tmp string, f *os.File, err error) {
-	dir, name := filepath.Split(path)
-	f, tmp, err = createTemp(dir, name)
-	if err != nil {
-		return "", nil, err
+// writeAtomic replaces path with data as the original does (protocol.md
+// §8.5): a temporary file ".<name>.<random>.tmp" in the same directory,
+// mode 0600, written, fsynced, renamed over path (up to three attempts on a
+// permission error, which transient scanners and Windows locks cause),
+// then the directory fsynced. When it returns nil the document is durable.
+// The temporary file is removed on any failure, and the target is never a
+// symlink.
+func writeAtomic(path string, data []byte, rename func(string, string) error) (err error) {
+	if err := refuseSymlink(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
+	crash := crashStart(path) // test builds only (-tags crashhook)
+	dir, name := filepath.Split(path)
+	f, tmp, err := createTemp(dir, name)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = os.Remove(tmp)
+		}
+	}()
 	if _, err = f.Write(data); err == nil {
 		// Set before the rename so the document is never visible with a
 		// wider mode, whatever the umask.
 		err = f.Chmod(0o600)
 	}
-	if err != nil {
-		_ = f.Close()
-		_ = os.Remove(tmp)
-		return "", nil, err
+	if err == nil {
+		crash.at("written", tmp)
+		err = f.Sync()
 	}
-	return tmp, f, nil
-}
-
-// replaceWith renames tmp over path (up to three attempts on a permission
-// error, which transient scanners and Windows locks cause); the target is
-// never a symlink. tmp is removed on failure. The caller makes the rename
-// durable (committer).
-func replaceWith(tmp, path string, rename func(string, string) error) error {
-	err := refuseSymlink(path)
-	if err == nil || errors.Is(err, fs.ErrNotExist) {
-		err = renameWithRetry(tmp, path, rename)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
 	if err != nil {
-		_ = os.Remove(tmp)
+		return err
 	}
-	return err
+	crash.at("synced", tmp)
+	if err = renameWithRetry(tmp, path, rename); err != nil {
+		return err
+	}
+	crash.at("renamed", tmp)
+	if err := syncDir(dir); err != nil {
+		// The new document is in place, only its durability is unknown:
+		// the caller treats the write as not committed (state.Store).
+		return err
+	}
+	crash.at("dirsynced", tmp)
+	return nil
 }
 
 // createTemp opens a new private file with O_EXCL, so an existing file or

@@ -1,4 +1,4 @@
-package state
+package filestore
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// tempName matches the temporary files writeAtomic creates:
+// tempName matches the temporary files writeAtomic creates (atomic.go):
 // ".<key>.json.<8 random characters>.tmp".
 var tempName = regexp.MustCompile(`^\..+\.json\.[a-z0-9_]{8}\.tmp$`)
 
@@ -24,7 +24,7 @@ const StaleTempAge = 5 * time.Second
 // older than olderThan. Symbolic links, directories and any other name are
 // left alone, and threads/ itself must be a real directory. It returns how
 // many files it removed; a missing threads/ is no error.
-func (s *FileStore) RemoveStaleTemps(olderThan time.Duration) (int, error) {
+func (s *Store) RemoveStaleTemps(olderThan time.Duration) (int, error) {
 	if err := s.checkThreadsDir(); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return 0, nil

@@ -1,4 +1,4 @@
-package state
+package filestore
 
 import (
 	"context"
@@ -9,46 +9,6 @@ import (
 	"strings"
 	"testing"
 )
-
-func newStore(t *testing.T) (*FileStore, string) {
-	t.Helper()
-	root := filepath.Join(t.TempDir(), "agui")
-	s := NewFileStore(root)
-	// Before the temp directory goes: the committer may be refilling its
-	// spares after a burst.
-	t.Cleanup(func() { _ = s.Close() })
-	return s, root
-}
-
-func mustSave(t *testing.T, s *FileStore, th *Thread) {
-	t.Helper()
-	if err := saveLatest(context.Background(), s, th); err != nil {
-		t.Fatalf("Save(%q): %v", th.ThreadID, err)
-	}
-}
-
-func mustLoad(t *testing.T, s *FileStore, id string) *Thread {
-	t.Helper()
-	th, err := load(context.Background(), s, id)
-	if err != nil {
-		t.Fatalf("Load(%q): %v", id, err)
-	}
-	return th
-}
-
-// dirEntries lists file names in dir, so tests can spot leftover temp files.
-func dirEntries(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	return names
-}
 
 func TestRoundTrip(t *testing.T) {
 	s, root := newStore(t)
@@ -153,7 +113,9 @@ func TestSaveRefusesInvalidDocuments(t *testing.T) {
 		"bad text digest":  func(t *Thread) { t.Execution.TextSnapshotDigests = []string{strings.ToUpper(hex64('a'))} },
 		"pending nil":      func(t *Thread) { t.Execution.Pending["perm-1"] = Pending{} },
 		"pending mismatch": func(t *Thread) { t.Execution.Pending["perm-2"] = Pending{Value: map[string]any{"inputId": "perm-1"}} },
-		"applied empty":    func(t *Thread) { t.AppliedResumeDigests = []AppliedDigest{{"e", "", "d"}} },
+		"applied empty": func(t *Thread) {
+			t.AppliedResumeDigests = []AppliedDigest{{ExecutionID: "e", InterruptID: "", Digest: "d"}}
+		},
 	}
 	for name, mutate := range cases {
 		s, root := newStore(t)
@@ -166,7 +128,7 @@ func TestSaveRefusesInvalidDocuments(t *testing.T) {
 			t.Errorf("%s: refused Save touched the disk", name)
 		}
 	}
-	if err := saveLatest(context.Background(), NewFileStore(t.TempDir()), nil); !errors.Is(err, ErrInvalidDocument) {
+	if err := saveLatest(context.Background(), New(t.TempDir()), nil); !errors.Is(err, ErrInvalidDocument) {
 		t.Errorf("nil: %v", err)
 	}
 }
