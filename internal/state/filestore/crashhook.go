@@ -77,8 +77,9 @@ func (w crashWrite) at(phase, tmp string) {
 			fmt.Fprintf(os.Stderr, "crashhook: power loss at state write %d (%s): %v\n", w.n, phase, err)
 			os.Exit(3)
 		}
+		phase += ", power loss"
 	}
-	fmt.Fprintf(os.Stderr, "crashhook: SIGKILL at state write %d (%s, power loss %t)\n", w.n, phase, crashPowerLoss)
+	fmt.Fprintf(os.Stderr, "crashhook: SIGKILL at state write %d (%s)\n", w.n, phase)
 	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	select {} // the signal is delivered before anything else runs
 }
