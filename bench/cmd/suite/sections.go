@@ -120,10 +120,14 @@ func (e *env) sectionA() error {
 		if !ok {
 			continue
 		}
-		e.table.add(row{what: n + ": adapter, " + name + " store, aggregate", value: eps(s.eps) + cpuNote(s, "adapter"), vsRef: ratio(s.eps, reader.eps), vsPeer: ratio(s.eps, peer.eps),
-			target: "≥ 0.5× reader, ≥ 5× peer", met: yes(s.eps >= 0.5*reader.eps && (peer.eps == 0 || s.eps >= 5*peer.eps))})
-		e.table.add(row{what: n + ": adapter, " + name + " store, p99 first event", value: ms(time.Duration(s.p99)) + " (p50 " + ms(time.Duration(s.p50)) + ")", vsRef: ratio(s.p99, reader.p99), vsPeer: ratio(s.p99, peer.p99),
-			target: "≤ 1.5× reader", met: yes(s.p99 <= 1.5*reader.p99)})
+		// The budget (issue 23): the Redis path at least 4× the peer;
+		// the file store's runs wait on fsync, so only "no failed run".
+		agg := row{what: n + ": adapter, " + name + " store, aggregate", value: eps(s.eps) + cpuNote(s, "adapter"), vsRef: ratio(s.eps, reader.eps), vsPeer: ratio(s.eps, peer.eps)}
+		if name == "redis" && peer.eps > 0 {
+			agg.target, agg.met = "≥ 4× peer", yes(s.eps >= 4*peer.eps)
+		}
+		e.table.add(agg)
+		e.table.add(row{what: n + ": adapter, " + name + " store, p99 first event", value: ms(time.Duration(s.p99)) + " (p50 " + ms(time.Duration(s.p50)) + ")", vsRef: ratio(s.p99, reader.p99), vsPeer: ratio(s.p99, peer.p99)})
 		failed := fmt.Sprint(s.failed)
 		if s.firstErr != nil {
 			failed += fmt.Sprintf(" (first: %.120s)", s.firstErr)
@@ -158,7 +162,7 @@ func (e *env) sectionD() error {
 	n := fmt.Sprintf("(d) one run × %d", e.cfg.oneDeltas)
 	e.table.add(row{what: n + ": direct A2A reader", value: eps(reader.eps) + cpuNote(reader, "upstream")})
 	e.table.add(row{what: n + ": adapter (file store)", value: eps(ours.eps) + cpuNote(ours, "adapter"), vsRef: ratio(ours.eps, reader.eps), vsPeer: ratio(ours.eps, peer.eps),
-		target: "≥ 0.5× reader, ≥ 10× peer", met: yes(ours.eps >= 0.5*reader.eps && (peer.eps == 0 || ours.eps >= 10*peer.eps) && ours.failed == 0)})
+		target: "≥ 8× peer", met: yes((peer.eps == 0 || ours.eps >= 8*peer.eps) && ours.failed == 0)})
 	if _, ok := st["peer"]; ok {
 		e.table.add(row{what: n + ": peer @ag-ui/a2a 0.0.6", value: eps(peer.eps) + cpuNote(peer, "peer"), vsRef: ratio(peer.eps, reader.eps)})
 	}
@@ -236,8 +240,11 @@ func (e *env) sectionB() error {
 			continue
 		}
 		v := suite.Median(medians[name])
-		e.table.add(row{what: "(b) sequential run, request → RUN_STARTED, " + name + " store", value: ms(time.Duration(v)) + fmt.Sprintf(" (%d failed)", failed[name]), vsRef: ratio(v, bare), vsPeer: ratio(v, peer),
-			target: "≤ 1.2× bare write", met: yes(v <= 1.2*bare && failed[name] == 0)})
+		r := row{what: "(b) sequential run, request → RUN_STARTED, " + name + " store", value: ms(time.Duration(v)) + fmt.Sprintf(" (%d failed)", failed[name]), vsRef: ratio(v, bare), vsPeer: ratio(v, peer)}
+		if name == "file" {
+			r.target, r.met = "≤ 2.5× bare write", yes(v <= 2.5*bare && failed[name] == 0)
+		}
+		e.table.add(r)
 	}
 	if _, ok := medians["peer"]; ok {
 		e.table.add(row{what: "(b) sequential run, request → RUN_STARTED, peer (writes nothing)", value: ms(time.Duration(peer))})
