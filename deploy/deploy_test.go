@@ -24,7 +24,7 @@ import (
 )
 
 // exampleKeys are the YAML keys the adapter reads, in the example's order.
-var exampleKeys = []string{"host", "port", "a2a-url", "state-dir", "idle-shutdown", "debug", "log-format", "compat", "log-stdout", "auth-token", "a2a-token", "state-store", "redis-key-prefix", "redis-password", "advertise-url", "lease-ttl", "replica-token", "stream-write-timeout"}
+var exampleKeys = []string{"host", "port", "allowed-hosts", "cors-origins", "a2a-url", "demo", "state-dir", "idle-shutdown", "debug", "log-format", "compat", "log-stdout", "auth-token", "a2a-token", "state-store", "redis-key-prefix", "redis-password", "advertise-url", "lease-ttl", "replica-urls", "replica-token", "stream-write-timeout"}
 
 func TestExampleConfigListsEveryKeyWithItsDefault(t *testing.T) {
 	raw, err := os.ReadFile("config.example.yaml")
@@ -150,7 +150,7 @@ func TestStaticBuild(t *testing.T) {
 	}
 	port := fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
 	ln.Close()
-	srv := exec.Command(bin, "--config", "config.example.yaml", "--port", port, "--state-dir", t.TempDir())
+	srv := exec.Command(bin, "--config", "config.example.yaml", "--demo", "--port", port, "--state-dir", t.TempDir())
 	srv.Env = []string{"PATH=" + t.TempDir(), "HOME=" + t.TempDir()}
 	var logs strings.Builder
 	srv.Stderr = &logs

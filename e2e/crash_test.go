@@ -21,9 +21,10 @@ import (
 // event a client saw against what the state directory holds afterwards
 // (docs/benchmarks.md, which writes must be durable): RUN_STARTED means the
 // run id is stored, the session event means its task and session ids are,
-// an interrupt outcome means every announced interrupt is pending. Group
-// commit and the coalesced identity write must never let an event out
-// before its write.
+// an interrupt outcome means every announced interrupt is pending. Each
+// save is durable (file and directory fsynced) before the event that
+// depends on it is written, and a task id held back to be saved with the
+// session id (adapter/deferidentity.go) lets no event out before that save.
 func TestNothingSeenIsLostOnSIGKILL(t *testing.T) {
 	agent := startDemoAgent(t)
 	env := []string{"IAC_CODE_AGUI_A2A_URL=" + agent, "IAC_CODE_AGUI_A2A_TOKEN=agent-token"}

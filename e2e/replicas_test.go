@@ -30,9 +30,14 @@ func startReplicas(t *testing.T, n int, leaseTTL string) []*Server {
 	root := t.TempDir()
 	backup := t.TempDir() // the agents' shared session backup
 	var out []*Server
-	for i := 0; i < n; i++ {
-		port := e2etest.FreePort(t)
-		s := startServerOn(t, port, root, []string{"--advertise-url", "http://127.0.0.1:" + strconv.Itoa(port) + "/", "--lease-ttl", leaseTTL},
+	ports := make([]int, n)
+	urls := make([]string, n)
+	for i := range ports {
+		ports[i] = e2etest.FreePort(t)
+		urls[i] = "http://127.0.0.1:" + strconv.Itoa(ports[i]) + "/"
+	}
+	for i, port := range ports {
+		s := startServerOn(t, port, root, []string{"--demo", "--advertise-url", urls[i], "--replica-urls", strings.Join(urls, ","), "--lease-ttl", leaseTTL},
 			"IAC_CODE_AGUI_STATE_STORE="+url, "IAC_CODE_AGUI_REDIS_KEY_PREFIX="+prefix, "IAC_CODE_AGUI_REPLICA_TOKEN=e2e-replicas",
 			"IAC_CODE_CONFIG_BACKUP_DIR="+backup)
 		out = append(out, s)

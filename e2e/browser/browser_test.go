@@ -58,7 +58,7 @@ func ensurePlaywright(t *testing.T) {
 
 // startServer builds and starts the binary with the embedded agent (no
 // iac-code on PATH), a bearer token and a private workspace root.
-func startServer(t *testing.T) (url, root string) {
+func startServer(t *testing.T, args ...string) (url, root string) {
 	t.Helper()
 	bin, cleanup, err := e2etest.Build("../../cmd/iac-code-agui")
 	if err != nil {
@@ -67,7 +67,7 @@ func startServer(t *testing.T) (url, root string) {
 	t.Cleanup(cleanup)
 	root = t.TempDir()
 	port := e2etest.FreePort(t)
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--state-dir", t.TempDir())
+	cmd := exec.Command(bin, append([]string{"--port", strconv.Itoa(port), "--state-dir", t.TempDir()}, args...)...)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "IAC_CODE_AGUI_ALLOWED_CWDS=" + root, "IAC_CODE_AGUI_AUTH_TOKEN=" + token}
 	out := &bytes.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out

@@ -84,6 +84,9 @@ const scenarios = {
     expect(new URL(page.url()).pathname === "/console", `landed on ${page.url()}`);
     expect(res.status() === 200, `console answered ${res.status()}`);
     expect(requests.every((r) => !r.auth), "the page load carried a token");
+    // The server runs the demo agent, and the console says so (/health).
+    await page.waitForSelector("#demo-mark:not([hidden])", { timeout: 5000 });
+    expect((await text(page.locator("#demo-mark"))) === "demo agent", "no demo agent mark");
     // Every control is labelled.
     const unlabelled = await page.$$eval("input, select, textarea, button", (els) => els
       .filter((el) => !el.closest("[hidden]") && !(el.labels?.length || el.getAttribute("aria-label") || el.getAttribute("aria-labelledby") || (el.tagName === "BUTTON" && el.textContent.trim())))

@@ -28,7 +28,7 @@ func rawRun(t testing.TB, url string, body map[string]any, done func() bool) {
 		return
 	}
 	defer conn.Close()
-	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(raw), raw)
+	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(raw), raw)
 	for end := time.Now().Add(5 * time.Second); time.Now().Before(end) && !done(); {
 		time.Sleep(100 * time.Microsecond)
 	}

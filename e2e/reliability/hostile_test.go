@@ -200,7 +200,7 @@ func chunked(t *testing.T, base, path string, headers map[string]string, body []
 	}
 	defer conn.Close()
 	var h strings.Builder
-	h.WriteString("POST " + path + " HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n")
+	h.WriteString("POST " + path + " HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n")
 	for k, v := range headers {
 		h.WriteString(k + ": " + v + "\r\n")
 	}

@@ -60,6 +60,10 @@ const (
 	CodeCancelled              = "CANCELLED"
 	CodeSessionBackupNotReady  = "SESSION_BACKUP_NOT_READY"
 	CodeExecutionNotFound      = "EXECUTION_NOT_FOUND"
+	// CodeOwnerUnavailable ends a run whose thread another replica took
+	// over while it ran (its writes are fenced); ours, as the server's
+	// 503 of the same name.
+	CodeOwnerUnavailable = "OWNER_UNAVAILABLE"
 )
 
 func newErr(status int, code, msg string) *Error { return &Error{Code: code, Msg: msg, Status: status} }

@@ -84,6 +84,9 @@ type runState struct {
 	awaited string
 	// deferredTask is a task id not yet written (deferidentity.go).
 	deferredTask string
+	// fenced records that the closing write was refused because another
+	// replica owns the thread now.
+	fenced bool
 }
 
 // Stream executes the run, writing its events to sink, and releases the
@@ -315,6 +318,12 @@ func (rs *runState) end(ctx context.Context) error {
 	}
 	rs.terminal = true
 	rs.r.settle(ctx, rs)
+	if rs.fenced && rs.outcome == RunOutcomeSuccess {
+		// The closing write was refused: another replica owns the thread
+		// now, so the run cannot claim success.
+		rs.r.log.Warn("AG-UI thread taken over by another replica; the run ends")
+		rs.buf[len(rs.buf)-1] = rs.runError(CodeOwnerUnavailable, i18n.MsgOwnerUnavailable)
+	}
 	return rs.flush()
 }
 
@@ -335,6 +344,12 @@ func (rs *runState) fail(ctx context.Context, err error) {
 	}
 	if e, ok := asError(err); ok {
 		rs.buf = append(rs.buf, rs.runError(e.Code, e.Msg))
+	} else if errors.Is(err, state.ErrFenced) {
+		// Another replica took the thread while this run went on: it
+		// fails closed, and its task here stops.
+		rs.r.log.LogAttrs(ctx, slog.LevelWarn, "AG-UI thread taken over by another replica; the run ends", errAttr(err))
+		rs.cancelTask(ctx)
+		rs.buf = append(rs.buf, rs.runError(CodeOwnerUnavailable, i18n.MsgOwnerUnavailable))
 	} else {
 		rs.r.log.LogAttrs(ctx, slog.LevelError, "AG-UI A2A adapter run failed", errAttr(err))
 		rs.cancelTask(ctx)
@@ -395,7 +410,7 @@ func (r *Run) settle(ctx context.Context, rs *runState) {
 	}
 	if !rs.paused && !pending && (rs.terminal || disconnected) {
 		seq, open := rs.m.PipelineSequence(), rs.m.DurableOpenSteps()
-		r.a.updateBestEffort(ctx, t, r.log, func(doc *state.Thread) (*state.Thread, error) {
+		_, err := r.a.update(ctx, t, func(doc *state.Thread) (*state.Thread, error) {
 			if len(doc.Execution.Pending) > 0 || containsString(doc.TerminalExecutionIDs, doc.Execution.ExecutionID) {
 				return nil, errNoChange
 			}
@@ -403,6 +418,12 @@ func (r *Run) settle(ctx context.Context, rs *runState) {
 			doc.MarkTerminal()
 			return doc, nil
 		})
+		if err != nil {
+			// Best effort (protocol.md §11), except that a fenced write
+			// means the thread moved: end() must not report success.
+			r.log.Warn("Failed to persist AG-UI thread state", "error", err)
+			rs.fenced = errors.Is(err, state.ErrFenced)
+		}
 	}
 	t.mu.Lock()
 	t.activeRun = ""

@@ -123,7 +123,7 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		return err
 	}
 	defer up.stop()
-	if up.kind == "embedded" && cfg.StateDirDefault {
+	if up.kind == "demo" && cfg.StateDirDefault {
 		// The demo's threads stay out of a user's real iac-code folder.
 		cfg.StateDir = demoStateDir()
 	}
@@ -146,9 +146,11 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	})
 	bi := buildinfo.Get()
 	opts := server.Options{Adapter: ad, AuthToken: cfg.AuthToken, Version: bi.Version, Logger: logger, Metrics: m,
-		StreamWriteTimeout: cfg.StreamWriteTimeout}
-	if cl := startCluster(ctx, cfg, rc, ad.Busy, logger); cl != nil {
-		opts.Cluster = cl
+		StreamWriteTimeout: cfg.StreamWriteTimeout,
+		AllowedHosts:       allowedHosts(cfg), ListenAll: listensOnAll(cfg.Host), CORSOrigins: cfg.CORSOrigins, Upstream: up.kind}
+	cl := startCluster(ctx, cfg, rc, ad.Busy, logger)
+	if cl != nil {
+		opts.Cluster = cl.Cluster
 	}
 	h := server.New(opts)
 	srv := server.NewHTTPServer(addr, h, server.Timeouts{})
@@ -167,11 +169,15 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	case <-ctx.Done():
 	}
 	logger.Info("AG-UI adapter shutting down")
+	// Threads nothing runs on here move to another replica at once; the
+	// others as their runs end, at the latest below.
+	cl.drain(logger)
 	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer scancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		_ = srv.Close()
 	}
+	cl.handOver(logger)
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

@@ -185,6 +185,21 @@ func (r *mainRun) runNormalTurn(t *testing.T, root string) []map[string]any {
 	return evs
 }
 
+// health returns the adapter's /health document.
+func (r *mainRun) health(t *testing.T) map[string]any {
+	t.Helper()
+	res, err := http.Get("http://127.0.0.1:" + strconv.Itoa(r.port) + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var doc map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
 func readFile(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -217,6 +232,9 @@ func TestManagedChild(t *testing.T) {
 	logs := r.stderr.String()
 	if !strings.Contains(logs, `msg="Managed iac-code A2A process ready"`) || !strings.Contains(logs, "upstream=managed") {
 		t.Fatalf("log has no managed-ready line:\n%s", logs)
+	}
+	if got := r.health(t)["upstream"]; got != "managed" {
+		t.Fatalf("/health upstream = %v", got)
 	}
 	argv := strings.Fields(readFile(t, rec+"/argv"))
 	if len(argv) != 7 {
@@ -284,13 +302,73 @@ func TestEmbeddedAgentWithoutIacCode(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	r := startMain(t, nil)
 	r.waitHealthy(t)
-	if logs := r.stderr.String(); !strings.Contains(logs, "no iac-code on PATH: using the embedded demo A2A agent") ||
-		!strings.Contains(logs, "upstream=embedded") {
+	if logs := r.stderr.String(); !strings.Contains(logs, "level=WARN msg=\"No --a2a-url and no iac-code on PATH: using the embedded demo A2A agent") ||
+		!strings.Contains(logs, "upstream=demo") {
 		t.Fatalf("log:\n%s", logs)
+	}
+	if got := r.health(t)["upstream"]; got != "demo" {
+		t.Fatalf("/health upstream = %v", got)
 	}
 	r.cancel()
 	if code := r.wait(t); code != 0 {
 		t.Fatalf("Main = %d after cancel", code)
+	}
+}
+
+// TestNoDemoWhenConfigured: without iac-code, any configuration beyond the
+// README's first command (a config file, a Redis store, an advertised
+// URL) stops the process with the way out instead of starting the demo.
+func TestNoDemoWhenConfigured(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	cfg := filepath.Join(t.TempDir(), "agui.yaml")
+	if err := os.WriteFile(cfg, []byte("log-format: json\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const want = "No A2A agent: --a2a-url is not set and iac-code is not on PATH. Point at a running agent with --a2a-url URL, or ask for the scripted demo agent with --demo.\n"
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		args []string
+	}{
+		{"config file", nil, []string{"--config", cfg}},
+		{"redis store", map[string]string{"IAC_CODE_AGUI_STATE_STORE": "redis://127.0.0.1:1/0"}, nil},
+		{"advertise url", nil, []string{"--advertise-url", "http://127.0.0.1:9/"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := startMain(t, c.env, c.args...)
+			if code := r.wait(t); code != 1 || r.stderr.String() != want {
+				t.Fatalf("Main = %d, stderr %q", code, r.stderr)
+			}
+		})
+	}
+	t.Run("demo with a2a-url", func(t *testing.T) {
+		r := startMain(t, map[string]string{"IAC_CODE_AGUI_DEMO": "1"}, "--a2a-url", "http://127.0.0.1:9/")
+		if code := r.wait(t); code != 1 ||
+			r.stderr.String() != "--demo and --a2a-url cannot be used together: choose the demo agent or the A2A server at --a2a-url.\n" {
+			t.Fatalf("Main = %d, stderr %q", code, r.stderr)
+		}
+	})
+	t.Run("demo asked for", func(t *testing.T) {
+		r := startMain(t, nil, "--config", cfg, "--demo")
+		r.waitHealthy(t)
+		if got := r.health(t)["upstream"]; got != "demo" || !strings.Contains(r.stderr.String(), `"level":"WARN","msg":"--demo: using the embedded demo A2A agent`) {
+			t.Fatalf("/health upstream = %v; log:\n%s", got, r.stderr)
+		}
+	})
+}
+
+// TestDemoWinsOverIacCode: --demo asks for the demo agent even when
+// iac-code is on PATH (the stand-in records a start; it must not run).
+func TestDemoWinsOverIacCode(t *testing.T) {
+	rec := t.TempDir()
+	standIn(t, "touch '"+rec+"/started'\nexit 3\n")
+	r := startMain(t, nil, "--demo")
+	r.waitHealthy(t)
+	if got := r.health(t)["upstream"]; got != "demo" {
+		t.Fatalf("/health upstream = %v", got)
+	}
+	if _, err := os.Stat(filepath.Join(rec, "started")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("iac-code was started: %v", err)
 	}
 }
 

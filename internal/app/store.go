@@ -11,6 +11,7 @@ import (
 
 	"github.com/iac-code-agui/iac-code-agui/internal/cluster"
 	"github.com/iac-code-agui/iac-code-agui/internal/config"
+	"github.com/iac-code-agui/iac-code-agui/internal/reqid"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 	"github.com/iac-code-agui/iac-code-agui/internal/state/filestore"
 	"github.com/iac-code-agui/iac-code-agui/internal/state/redisstore"
@@ -51,6 +52,7 @@ func openStore(ctx context.Context, cfg *config.Config, logger *slog.Logger) (st
 	if err != nil {
 		return nil, nil, nil, errors.New(err.Error())
 	}
+	redis.SetLogger(redisLogger{logger})
 	pctx, cancel := context.WithTimeout(ctx, storePingTimeout)
 	defer cancel()
 	if err := c.Ping(pctx).Err(); err != nil {
@@ -69,19 +71,77 @@ func storeKind(cfg *config.Config) string {
 	return "redis"
 }
 
+// redisLogger sends go-redis's own messages (a failed dial, a pool
+// notice) through the process logger, so they share its format and, when
+// the command came from a request, carry its id.
+type redisLogger struct{ l *slog.Logger }
+
+func (r redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	attrs := []slog.Attr{slog.String("detail", fmt.Sprintf(format, v...))}
+	if ctx == nil {
+		ctx = context.Background()
+	} else if id := reqid.From(ctx); id != "" {
+		attrs = append(attrs, slog.String("requestId", id))
+	}
+	r.l.LogAttrs(ctx, slog.LevelWarn, "Redis client message", attrs...)
+}
+
+// clusterRun is a started Cluster and the end of its renewal loop.
+type clusterRun struct {
+	*cluster.Cluster
+	stop context.CancelFunc
+	done chan struct{}
+}
+
 // startCluster turns on thread ownership when a Redis store and an
-// advertised URL are configured; nil otherwise. Its renewal loop stops,
-// releasing every lease, when ctx ends (SIGTERM), so that the threads move
-// to another replica at once.
-func startCluster(ctx context.Context, cfg *config.Config, c redis.UniversalClient, busy func(context.Context, string) bool, logger *slog.Logger) *cluster.Cluster {
+// advertised URL are configured; nil otherwise. Its renewal loop runs
+// until handOver, not until the signal: the leases of runs that finish
+// during the shutdown stay renewed.
+func startCluster(ctx context.Context, cfg *config.Config, c redis.UniversalClient, busy func(context.Context, string) bool, logger *slog.Logger) *clusterRun {
 	if c == nil || cfg.AdvertiseURL == "" {
 		return nil
 	}
 	cl := cluster.New(cluster.Options{
-		Client: c, Prefix: cfg.RedisKeyPrefix, AdvertiseURL: cfg.AdvertiseURL,
+		Client: c, Prefix: cfg.RedisKeyPrefix, AdvertiseURL: cfg.AdvertiseURL, ReplicaURLs: cfg.ReplicaURLs,
 		Token: cfg.ReplicaToken, TTL: cfg.LeaseTTL, Busy: busy, Logger: logger,
 	})
-	go cl.Run(ctx)
-	logger.Info("Thread ownership on: requests of threads other replicas own are forwarded", "replica", cl.ID(), "advertise", cfg.AdvertiseURL)
-	return cl
+	rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	cr := &clusterRun{Cluster: cl, stop: stop, done: make(chan struct{})}
+	go func() { defer close(cr.done); cl.Run(rctx) }()
+	logger.Info("Thread ownership on: requests of threads other replicas own are forwarded", "replica", cl.ID(), "advertise", cfg.AdvertiseURL,
+		"replicaUrls", len(cfg.ReplicaURLs))
+	return cr
+}
+
+// handOverTimeout bounds each step of a stopping replica's hand-over
+// that waits on Redis.
+const handOverTimeout = 5 * time.Second
+
+// drain is the first step of a stopping replica's hand-over: every thread
+// no request holds (a thread waiting on interrupts too) is released now,
+// every other one as its last request ends.
+func (cr *clusterRun) drain(logger *slog.Logger) {
+	if cr == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), handOverTimeout)
+	defer cancel()
+	cr.Drain(ctx)
+	logger.Info("Releasing thread leases for the hand-over", "held", cr.Held())
+}
+
+// handOver is the last step, once the server's requests have ended: the
+// renewal loop stops and every lease still held is released.
+func (cr *clusterRun) handOver(logger *slog.Logger) {
+	if cr == nil {
+		return
+	}
+	cr.stop()
+	<-cr.done
+	ctx, cancel := context.WithTimeout(context.Background(), handOverTimeout)
+	defer cancel()
+	cr.Close(ctx)
+	if n := cr.Held(); n > 0 {
+		logger.Warn("Some thread leases could not be released; they lapse after --lease-ttl", "held", n)
+	}
 }

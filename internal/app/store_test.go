@@ -30,6 +30,7 @@ func TestRedisStateStore(t *testing.T) {
 		"IAC_CODE_AGUI_ALLOWED_CWDS":     root,
 		"IAC_CODE_AGUI_STATE_STORE":      url,
 		"IAC_CODE_AGUI_REDIS_KEY_PREFIX": prefix,
+		"IAC_CODE_AGUI_DEMO":             "1",
 	})
 	r.waitHealthy(t)
 	evs := r.runNormalTurn(t, root)

@@ -23,7 +23,7 @@ import (
 // upstream is the A2A agent the adapter talks to.
 type upstream struct {
 	url, token string
-	kind       string // "url", "managed", "embedded"
+	kind       string // "url", "managed", "demo" (/health's upstream member)
 	stop       func()
 }
 
@@ -35,14 +35,24 @@ type childTimings struct {
 
 var defaultChildTimings = childTimings{ready: 20 * time.Second, poll: 100 * time.Millisecond, probe: 500 * time.Millisecond, stop: 5 * time.Second}
 
-// startUpstream picks the upstream: --a2a-url when set; else a managed
-// `iac-code a2a` child when iac-code is on PATH; else the embedded agent.
+// startUpstream picks the upstream: --a2a-url when set; the embedded demo
+// agent with --demo; else a managed `iac-code a2a` child when iac-code is
+// on PATH; else the demo agent, but only without any other configuration
+// (config.DemoFallback): a configured deployment without its agent stops
+// with a message saying what to do.
 func startUpstream(ctx context.Context, cfg *config.Config, getenv func(string) string, logger *slog.Logger, tm childTimings) (*upstream, error) {
 	if cfg.A2AURL != "" {
 		return &upstream{url: cfg.A2AURL, token: cfg.A2AToken, kind: "url", stop: func() {}}, nil
 	}
-	if path, err := exec.LookPath("iac-code"); err == nil {
-		return startChild(ctx, path, cfg, getenv, logger, tm)
+	why := "--demo: using the embedded demo A2A agent (scripted, no LLM)"
+	if !cfg.Demo {
+		if path, err := exec.LookPath("iac-code"); err == nil {
+			return startChild(ctx, path, cfg, getenv, logger, tm)
+		}
+		if !cfg.DemoFallback() {
+			return nil, &config.Error{Msg: i18n.MsgNoUpstream}
+		}
+		why = "No --a2a-url and no iac-code on PATH: using the embedded demo A2A agent (scripted, no LLM)"
 	}
 	token := randomToken()
 	srv, err := demoagent.Start(ctx, "127.0.0.1:0", demoagent.Options{Token: token, Logger: logger.With("component", "demo-agent"),
@@ -50,8 +60,9 @@ func startUpstream(ctx context.Context, cfg *config.Config, getenv func(string) 
 	if err != nil {
 		return nil, err
 	}
-	logger.Info("No --a2a-url and no iac-code on PATH: using the embedded demo A2A agent (scripted, no LLM)", "url", srv.URL)
-	return &upstream{url: srv.URL, token: token, kind: "embedded", stop: func() { _ = srv.Close() }}, nil
+	// A warning: a scripted agent must never pass for the real one.
+	logger.Warn(why, "url", srv.URL)
+	return &upstream{url: srv.URL, token: token, kind: "demo", stop: func() { _ = srv.Close() }}, nil
 }
 
 // randomToken is 32 random bytes, URL-safe base64, as the original's.

@@ -40,7 +40,15 @@ func TestReleaseDuringOutageNeverDropsAClaimedLease(t *testing.T) {
 	srv.Kill()
 	released := make(chan struct{})
 	go func() { cl.release(ctx, "thread-1"); close(released) }()
-	time.Sleep(50 * time.Millisecond) // the release is waiting on Redis
+	// The release holds the thread's stripe while it waits on Redis.
+	st := &cl.stripes[cl.stripe("thread-1")]
+	for deadline := time.Now().Add(10 * time.Second); st.TryLock(); {
+		st.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatal("the release never started")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	srv.Restart(t)
 	o2, err := cl.Claim(ctx, "thread-1")
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
 	"github.com/iac-code-agui/iac-code-agui/internal/cluster"
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
+	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
@@ -36,7 +38,46 @@ type replica struct {
 	cl    *cluster.Cluster
 	srv   *httptest.Server
 	agent *demoagent.Server
-	stop  context.CancelFunc // ends the renewal loop, releasing the leases (SIGTERM)
+	stop  context.CancelFunc // ends the renewal loop
+}
+
+// term stops a replica as the binary does on SIGTERM (internal/app): it
+// releases the threads nothing runs on, lets its requests end, stops
+// renewing and releases every lease left.
+func (r *replica) term(t testing.TB) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r.cl.Drain(ctx)
+	_ = r.srv.Config.Shutdown(ctx)
+	r.stop()
+	r.cl.Close(ctx)
+}
+
+// waitLeaseGone polls Redis until nobody holds the thread's lease (it
+// lapsed or was released).
+func (f *fleet) waitLeaseGone(t testing.TB, threadID string, within time.Duration) {
+	t.Helper()
+	rc, err := redisstore.Open(f.redisURL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	owner, _, err := redisstore.LeaseKeys(f.prefix, threadID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(within)
+	for {
+		n, err := rc.Exists(context.Background(), owner).Result()
+		if err == nil && n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the lease of %s is still held after %v (%v)", threadID, within, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 type fleet struct {
@@ -45,14 +86,35 @@ type fleet struct {
 	// so a pipeline waiting on a lost replica continues on another.
 	backup string
 	ttl    time.Duration
+	// addrs are the replicas' addresses, chosen up front so that every
+	// replica is configured with the others' URLs (Options.ReplicaURLs);
+	// next is the first one no replica has used yet.
+	addrs []string
+	next  int
 }
+
+// fleetSize is how many replicas a fleet may start.
+const fleetSize = 3
 
 func newFleet(t testing.TB, ttl time.Duration) *fleet {
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fleet{redisURL: redistest.URL(t), prefix: fmt.Sprintf("fleet-%d:", time.Now().UnixNano()), root: root, backup: t.TempDir(), ttl: ttl}
+	f := &fleet{redisURL: redistest.URL(t), prefix: fmt.Sprintf("fleet-%d:", time.Now().UnixNano()), root: root, backup: t.TempDir(), ttl: ttl}
+	for range fleetSize {
+		f.addrs = append(f.addrs, "127.0.0.1:"+strconv.Itoa(e2etest.FreePort(t)))
+	}
+	return f
+}
+
+// urls are the base URLs of every replica of the fleet.
+func (f *fleet) urls() []string {
+	out := make([]string, len(f.addrs))
+	for i, a := range f.addrs {
+		out[i] = "http://" + a + "/"
+	}
+	return out
 }
 
 // start starts a replica; with renew false its leases are never renewed
@@ -68,17 +130,18 @@ func (f *fleet) start(t testing.TB, renew bool) *replica {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	if f.next == len(f.addrs) {
+		t.Fatalf("a fleet starts at most %d replicas", len(f.addrs))
 	}
+	ln := listenOn(t, f.addrs[f.next])
+	f.next++
 	url := "http://" + ln.Addr().String() + "/"
 	ad := adapter.New(adapter.Options{
 		Store:        redisstore.New(rc, f.prefix),
 		Upstream:     adapter.A2A(a2a.New(agent.URL, "up")),
 		AllowedRoots: request.AllowedRoots([]string{f.root}),
 	})
-	cl := cluster.New(cluster.Options{Client: rc, Prefix: f.prefix, AdvertiseURL: url, Token: "replicas", TTL: f.ttl, Busy: ad.Busy})
+	cl := cluster.New(cluster.Options{Client: rc, Prefix: f.prefix, AdvertiseURL: url, ReplicaURLs: f.urls(), Token: "replicas", TTL: f.ttl, Busy: ad.Busy})
 	rctx, stop := context.WithCancel(ctx)
 	if renew {
 		go cl.Run(rctx)
@@ -88,6 +151,23 @@ func (f *fleet) start(t testing.TB, renew bool) *replica {
 	r := &replica{url: url, cl: cl, srv: srv, agent: agent, stop: stop}
 	t.Cleanup(func() { stop(); srv.Close(); _ = agent.Close(); cancel(); _ = rc.Close() })
 	return r
+}
+
+// listenOn listens on addr, retrying while a port freed a moment ago is
+// still being released.
+func listenOn(t testing.TB, addr string) net.Listener {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ln, err := net.Listen("tcp", addr)
+		if err == nil {
+			return ln
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // kill stops a replica's HTTP server and A2A agent without releasing its
@@ -260,7 +340,7 @@ func TestOwnerKilled(t *testing.T) {
 	if r.status != 503 || r.code != "OWNER_UNAVAILABLE" || r.header.Get("Retry-After") == "" {
 		t.Fatalf("while the dead owner's lease lasts: %d %s %q", r.status, r.code, r.header.Get("Retry-After"))
 	}
-	time.Sleep(f.ttl)
+	f.waitLeaseGone(t, "thread-k", 5*f.ttl)
 	r = post(t, b.url, f.body("thread-k", "run-3", "", allow(id)))
 	if r.last()["type"] != "RUN_ERROR" || r.last()["code"] != "EXECUTION_LOST" {
 		t.Fatalf("after the lease lapsed: %d %s %v", r.status, r.code, r.last())
@@ -296,7 +376,7 @@ func TestOwnerStopsGracefully(t *testing.T) {
 		t.Fatal("first turn")
 	}
 	id := interruptID(t, post(t, a.url, f.body("thread-g", "run-2", "permission", nil)))
-	a.stop()
+	a.term(t)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		if o, err := b.cl.Claim(context.Background(), "thread-g"); err == nil && o.Local {
@@ -368,7 +448,7 @@ func TestFencing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * f.ttl)
+	f.waitLeaseGone(t, "thread-f", 10*time.Second)
 	o2, err := next.Claim(context.Background(), "thread-f")
 	if err != nil || !o2.Local || o2.Lease == o1.Lease {
 		t.Fatalf("take-over: %+v %v", o2, err)
@@ -408,7 +488,7 @@ func TestPipelineSurvivesOwnerDeath(t *testing.T) {
 	}
 	choice := opts[0].(map[string]any)["id"]
 	a.kill()
-	time.Sleep(f.ttl)
+	f.waitLeaseGone(t, "thread-q", 5*f.ttl)
 	r := post(t, b.url, f.bodyWith("thread-q", "run-2", "", []map[string]any{{"interruptId": id, "status": "resolved", "payload": map[string]any{"selectedId": choice}}}, pipeline))
 	if !success(r) {
 		t.Fatalf("the pipeline did not continue on B: %d %s %v", r.status, r.code, r.last())

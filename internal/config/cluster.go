@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
@@ -59,6 +61,55 @@ func resolveCluster(cfg *Config, fv *flagValues, y yamlFile, getenv func(string)
 	}
 	if cfg.AdvertiseURL != "" && cfg.StateStore != StateStoreFile && cfg.ReplicaToken == "" {
 		return newError(i18n.MsgReplicaTokenRequired, nil)
+	}
+	return resolveReplicaURLs(cfg, fv, y, getenv)
+}
+
+// resolveReplicaURLs reads --replica-urls (flag > IAC_CODE_AGUI_REPLICA_URLS
+// > YAML replica-urls, a comma-separated string or a list): the only URLs
+// requests are forwarded to, whatever a lease in Redis says. With
+// --advertise-url and a Redis store it is required (docs/decisions.md,
+// "Forwarding only to configured replicas").
+func resolveReplicaURLs(cfg *Config, fv *flagValues, y yamlFile, getenv func(string) string) error {
+	var raw []string
+	switch {
+	case fv.set["replica-urls"]:
+		raw = strings.Split(fv.replicaURLs, ",")
+	case getenv("IAC_CODE_AGUI_REPLICA_URLS") != "":
+		raw = strings.Split(getenv("IAC_CODE_AGUI_REPLICA_URLS"), ",")
+	case y["replica_urls"] != nil:
+		n := deref(y["replica_urls"])
+		switch {
+		case n.Kind == yaml.SequenceNode:
+			for _, item := range n.Content {
+				item = deref(item)
+				if item.Kind != yaml.ScalarNode || item.Tag != "!!str" {
+					return newError(i18n.MsgReplicaURLsInvalid, nil)
+				}
+				raw = append(raw, item.Value)
+			}
+		default:
+			s, ok := asString(y.value("replica_urls"))
+			if !ok {
+				return newError(i18n.MsgReplicaURLsInvalid, nil)
+			}
+			raw = strings.Split(s, ",")
+		}
+	}
+	cfg.ReplicaURLs = nil
+	for _, r := range raw {
+		r = strings.TrimSpace(r)
+		if r == "" {
+			continue
+		}
+		u, err := url.Parse(r)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+			return newError(i18n.MsgReplicaURLsInvalid, nil)
+		}
+		cfg.ReplicaURLs = append(cfg.ReplicaURLs, strings.TrimRight(r, "/")+"/")
+	}
+	if cfg.AdvertiseURL != "" && cfg.StateStore != StateStoreFile && len(cfg.ReplicaURLs) == 0 {
+		return newError(i18n.MsgReplicaURLsInvalid, nil)
 	}
 	return nil
 }

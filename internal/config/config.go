@@ -43,6 +43,9 @@ type Config struct {
 	// StreamWriteTimeout bounds how long a client may take to accept one
 	// write of its stream (stream.go).
 	StreamWriteTimeout time.Duration
+	// ReplicaURLs are the other replicas' base URLs (normalised, each
+	// ending in "/"): the only owners a request is forwarded to.
+	ReplicaURLs []string
 	// AllowedCWDs holds the entries of IAC_CODE_AGUI_ALLOWED_CWDS, else
 	// IACCODE_A2A_ALLOWED_CWDS, split on os.PathListSeparator with empty
 	// entries dropped; nil when neither variable is set (non-empty).
@@ -54,6 +57,13 @@ type Config struct {
 	// Compat names the client compatibility mode: "" (none, the protocol
 	// as written) or CompatCopilotKit (compat.go).
 	Compat string
+	// AllowedHosts are the Host names and addresses the operator allows
+	// besides loopback (lowercased, no brackets); CORSOrigins the origins
+	// allowed to call from a browser (normalised as NormalizeOrigin does);
+	// Demo asks for the embedded demo agent (safety.go).
+	AllowedHosts []string
+	CORSOrigins  []string
+	Demo         bool
 }
 
 // flagValues are the raw command-line values; set records which flags were
@@ -61,9 +71,10 @@ type Config struct {
 type flagValues struct {
 	config, host, port, a2aURL, stateDir, idle string
 	logFormat, stateStore, redisPrefix, compat string
-	advertiseURL, leaseTTL                     string
+	advertiseURL, leaseTTL, replicaURLs        string
 	streamWriteTimeout                         string
 	debug, logStdout, version                  bool
+	safety                                     safetyFlags
 	set                                        map[string]bool
 }
 
@@ -102,8 +113,10 @@ func parseFlags(args []string) (*flagValues, error) {
 	fs.StringVar(&fv.advertiseURL, "advertise-url", "", "")
 	fs.StringVar(&fv.leaseTTL, "lease-ttl", "", "")
 	fs.StringVar(&fv.streamWriteTimeout, "stream-write-timeout", "", "")
+	fs.StringVar(&fv.replicaURLs, "replica-urls", "", "")
 	fs.StringVar(&fv.compat, "compat", "", "")
 	fs.BoolVar(&fv.version, "version", false, "")
+	fv.safety.register(fs)
 	// --log-stdout and --no-log-stdout share one value; the last one given
 	// wins, as with Click's on/off flag pair.
 	fs.BoolFunc("log-stdout", "", func(s string) error {
@@ -167,7 +180,7 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 	steps := []func(*Config, *flagValues, yamlFile, func(string) string) error{
 		resolveHost, resolvePort, resolveA2AURL, resolveStateDir, resolveIdle,
 		resolveBools, resolveLogFormat, resolveTokens, resolveStateStore,
-		resolveCluster, resolveCompat, resolveStreamWriteTimeout,
+		resolveCluster, resolveCompat, resolveStreamWriteTimeout, resolveSafety,
 	}
 	for _, step := range steps {
 		if err := step(cfg, fv, y, getenv); err != nil {

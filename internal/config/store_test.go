@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
@@ -54,13 +55,20 @@ func TestClusterSettings(t *testing.T) {
 		t.Fatalf("defaults: %q %v", cfg.AdvertiseURL, cfg.LeaseTTL)
 	}
 	redis := with(base(), "IAC_CODE_AGUI_STATE_STORE", "redis://127.0.0.1:6379/0")
-	cfg = mustLoad(t, []string{"--advertise-url", "http://10.0.0.5:8000", "--lease-ttl", "2.5"}, with(redis, "IAC_CODE_AGUI_REPLICA_TOKEN", "shared"))
-	if cfg.AdvertiseURL != "http://10.0.0.5:8000/" || cfg.ReplicaToken != "shared" || cfg.LeaseTTL.Milliseconds() != 2500 {
-		t.Fatalf("got %q %q %v", cfg.AdvertiseURL, cfg.ReplicaToken, cfg.LeaseTTL)
+	cfg = mustLoad(t, []string{"--advertise-url", "http://10.0.0.5:8000", "--lease-ttl", "2.5", "--replica-urls", " http://10.0.0.6:8000, https://r3.example/x/,"},
+		with(redis, "IAC_CODE_AGUI_REPLICA_TOKEN", "shared"))
+	if cfg.AdvertiseURL != "http://10.0.0.5:8000/" || cfg.ReplicaToken != "shared" || cfg.LeaseTTL.Milliseconds() != 2500 ||
+		fmt.Sprint(cfg.ReplicaURLs) != "[http://10.0.0.6:8000/ https://r3.example/x/]" {
+		t.Fatalf("got %q %q %v %q", cfg.AdvertiseURL, cfg.ReplicaToken, cfg.LeaseTTL, cfg.ReplicaURLs)
 	}
-	cfg = mustLoad(t, []string{"--config", writeYAML(t, "advertise_url: https://a.example:8443/\nlease-ttl: 30\nreplica_token: y\n")}, redis)
-	if cfg.AdvertiseURL != "https://a.example:8443/" || cfg.LeaseTTL.Seconds() != 30 || cfg.ReplicaToken != "y" {
-		t.Fatalf("yaml: %q %v %q", cfg.AdvertiseURL, cfg.LeaseTTL, cfg.ReplicaToken)
+	cfg = mustLoad(t, []string{"--config", writeYAML(t, "advertise_url: https://a.example:8443/\nlease-ttl: 30\nreplica_token: y\nreplica-urls:\n  - https://b.example:8443\n  - https://c.example:8443/\n")}, redis)
+	if cfg.AdvertiseURL != "https://a.example:8443/" || cfg.LeaseTTL.Seconds() != 30 || cfg.ReplicaToken != "y" ||
+		fmt.Sprint(cfg.ReplicaURLs) != "[https://b.example:8443/ https://c.example:8443/]" {
+		t.Fatalf("yaml: %q %v %q %q", cfg.AdvertiseURL, cfg.LeaseTTL, cfg.ReplicaToken, cfg.ReplicaURLs)
+	}
+	withURLs := with(with(redis, "IAC_CODE_AGUI_REPLICA_TOKEN", "shared"), "IAC_CODE_AGUI_REPLICA_URLS", "http://h:2/")
+	if cfg = mustLoad(t, []string{"--advertise-url", "http://h:1/"}, withURLs); fmt.Sprint(cfg.ReplicaURLs) != "[http://h:2/]" {
+		t.Fatalf("environment: %q", cfg.ReplicaURLs)
 	}
 	for _, c := range []struct {
 		args []string
@@ -73,6 +81,12 @@ func TestClusterSettings(t *testing.T) {
 		{[]string{"--lease-ttl", "x"}, base(), i18n.MsgLeaseTTLInvalid},
 		{[]string{"--lease-ttl", "NaN"}, base(), i18n.MsgLeaseTTLInvalid},
 		{[]string{"--advertise-url", "http://h:1/"}, redis, i18n.MsgReplicaTokenRequired},
+		// Forwarding needs the list of replicas it may reach.
+		{[]string{"--advertise-url", "http://h:1/"}, with(redis, "IAC_CODE_AGUI_REPLICA_TOKEN", "s"), i18n.MsgReplicaURLsInvalid},
+		{[]string{"--replica-urls", "http://h:2/,ftp://h:3/"}, base(), i18n.MsgReplicaURLsInvalid},
+		{[]string{"--replica-urls", "http://u:p@h:2/"}, base(), i18n.MsgReplicaURLsInvalid},
+		{[]string{"--config", writeYAML(t, "replica_urls: [5]\n")}, base(), i18n.MsgReplicaURLsInvalid},
+		{[]string{"--config", writeYAML(t, "replica_urls: {a: b}\n")}, base(), i18n.MsgReplicaURLsInvalid},
 	} {
 		_, err := Load(c.args, c.e.get)
 		wantError(t, err, c.msg)

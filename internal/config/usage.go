@@ -41,10 +41,18 @@ const usageText = `Run the AG-UI adapter backed by a local iac-code A2A process.
 
 Run AG-UI as a protocol adapter; all execution remains in A2A.
 
-Upstream: --a2a-url when set; else a managed "iac-code a2a" child when
-iac-code is on PATH; else the embedded demo agent (scripted, in-process,
-loopback only; its threads are kept apart from ~/.iac-code unless
---state-dir says otherwise). The log's "upstream" field says which.
+Upstream: --a2a-url when set; the embedded demo agent with --demo; else a
+managed "iac-code a2a" child when iac-code is on PATH; else, only when
+nothing else is configured (no --config, the file store, no
+--advertise-url), the demo agent (scripted, in-process, loopback only; its
+threads are kept apart from ~/.iac-code unless --state-dir says otherwise).
+Otherwise a missing iac-code stops the server. The log's "upstream" field
+and /health's "upstream" member say which (demo, managed, url).
+
+Every route but /health refuses a Host that is not localhost, 127.0.0.0/8,
+::1, the bind address, the --advertise-url host, an --allowed-hosts name or
+(when listening on 0.0.0.0 or ::) an IP address, and a browser Origin that
+is neither the server's own nor a --cors-origins entry (403).
 
 Usage:
   iac-code-agui [flags]
@@ -59,10 +67,21 @@ Flags:
                         Environment: IAC_CODE_AGUI_HOST. YAML: host.
   --port PORT           HTTP port, an integer 1..65535. Default 8000.
                         Environment: IAC_CODE_AGUI_PORT. YAML: port.
+  --allowed-hosts LIST  Comma-separated Host names or IP addresses served
+                        besides loopback (e.g. the proxy's public name).
+                        Environment: IAC_CODE_AGUI_ALLOWED_HOSTS.
+                        YAML: allowed-hosts, allowed_hosts (list or string).
+  --cors-origins LIST   Comma-separated browser origins allowed by CORS,
+                        e.g. http://localhost:5173. Default: none.
+                        Environment: IAC_CODE_AGUI_CORS_ORIGINS.
+                        YAML: cors-origins, cors_origins (list or string).
   --a2a-url URL         A2A server URL; must be http(s) on 127.0.0.1,
                         localhost or ::1. Empty: start a local A2A process.
                         Environment: IAC_CODE_AGUI_A2A_URL.
                         YAML: a2a-url, a2a_url.
+  --demo                Use the embedded, scripted demo agent (not with
+                        --a2a-url). Environment: IAC_CODE_AGUI_DEMO=1.
+                        YAML: demo.
   --state-dir DIR       Directory of the adapter's thread mapping files.
                         Default: $IAC_CODE_CONFIG_DIR/agui,
                         else ~/.iac-code/agui. "~" and $VARS are expanded.
@@ -93,6 +112,11 @@ Flags:
   --lease-ttl SECS      How long a thread's ownership outlives its owner's
                         last renewal (default 15). Environment:
                         IAC_CODE_AGUI_LEASE_TTL. YAML: lease-ttl, lease_ttl.
+  --replica-urls URLS   The other replicas' base URLs, comma-separated: the
+                        only places a request is forwarded to. Required
+                        with --advertise-url and a Redis store.
+                        Environment: IAC_CODE_AGUI_REPLICA_URLS.
+                        YAML: replica-urls, replica_urls (string or list).
   --stream-write-timeout SECS
                         Disconnect a client that has not accepted a write
                         of its stream (an event or a heartbeat) within this
@@ -145,14 +169,18 @@ YAML file (--config): a mapping; an empty file counts as {}. In keys "-" and
   log-format: json
   log-stdout: true
 
-Keys: host (string), port (integer, not a boolean), a2a-url/a2a_url
-(string), state-dir/state_dir (string), idle-shutdown/idle_shutdown (number
+Keys: host (string), port (integer, not a boolean),
+allowed-hosts/allowed_hosts (list or comma-separated string),
+cors-origins/cors_origins (list or comma-separated string), a2a-url/a2a_url
+(string), demo (boolean), state-dir/state_dir (string),
+idle-shutdown/idle_shutdown (number
 >= 0, not a boolean), debug (boolean), log-format/log_format (text or json),
 log-stdout/log_stdout (boolean), compat (copilotkit or none),
 auth-token/auth_token (string), a2a-token/a2a_token (string),
 state-store/state_store (file or a Redis URL), redis-key-prefix/redis_key_prefix
 (string), redis-password/redis_password (string), advertise-url/advertise_url
-(string), lease-ttl/lease_ttl (seconds), replica-token/replica_token (string),
+(string), lease-ttl/lease_ttl (seconds), replica-urls/replica_urls (string or
+list), replica-token/replica_token (string),
 stream-write-timeout/stream_write_timeout (seconds > 0).
 
 Sub-command import-state:

@@ -18,6 +18,13 @@ const (
 	// code (the original's "{}" placeholder). Use Tf or fmt.Sprintf after T.
 	MsgA2AExitedDuringStartup = "The local A2A process exited during startup (exit code %d)."
 	MsgA2ANotReady            = "The local A2A process did not become ready in time."
+	// The safety options are ours (docs/operations.md, Security): the
+	// original has no Host or Origin checks, no CORS and no --demo.
+	MsgAllowedHostsInvalid = "--allowed-hosts must be a comma-separated list of host names or IP addresses, without scheme, port or path."
+	MsgCORSOriginsInvalid  = "--cors-origins must be a comma-separated list of origins such as http://localhost:5173 (scheme, host and optional port only)."
+	MsgDemoInvalid         = "--demo must be true or false (IAC_CODE_AGUI_DEMO: 1 or 0)."
+	MsgDemoWithA2AURL      = "--demo and --a2a-url cannot be used together: choose the demo agent or the A2A server at --a2a-url."
+	MsgNoUpstream          = "No A2A agent: --a2a-url is not set and iac-code is not on PATH. Point at a running agent with --a2a-url URL, or ask for the scripted demo agent with --demo."
 	// MsgLogFormatInvalid is not in the original, which has no --log-format.
 	MsgLogFormatInvalid = "--log-format must be text or json."
 	// MsgStateStoreInvalid and MsgRedisPasswordOnFlag are ours: the
@@ -30,6 +37,9 @@ const (
 	// MsgStreamWriteTimeoutInvalid is ours: the original does not bound a
 	// stream's writes.
 	MsgStreamWriteTimeoutInvalid = "--stream-write-timeout must be a number of seconds greater than 0."
+	// MsgReplicaURLsInvalid is ours too (forwarding only to configured
+	// replicas).
+	MsgReplicaURLsInvalid = "--replica-urls must list the other replicas' http(s) URLs, without credentials; it is required with --advertise-url and a Redis store."
 	// MsgCompatInvalid and MsgPortInUse are ours (--compat; the hint for a
 	// busy port). MsgPortInUse's %s is the host:port that is taken.
 	MsgCompatInvalid = "--compat must be copilotkit or none."
@@ -38,7 +48,11 @@ const (
 
 // HTTP errors before the stream starts (protocol.md §2.3–§2.6).
 const (
-	MsgUnauthorized          = "A valid bearer token is required."
+	MsgUnauthorized = "A valid bearer token is required."
+	// MsgHostNotAllowed and MsgOriginNotAllowed are ours: the refusals of
+	// the Host and Origin checks.
+	MsgHostNotAllowed        = "The request's Host is not one this server answers to (see --allowed-hosts)."
+	MsgOriginNotAllowed      = "The request's Origin is not allowed (see --cors-origins)."
 	MsgUnsupportedMediaType  = "Content-Type must be application/json."
 	MsgRequestTooLarge       = "The AG-UI request body is too large."
 	MsgInvalidJSON           = "The request body is not valid JSON."
@@ -143,12 +157,14 @@ func Messages() []string { return append([]string(nil), messages...) }
 var messages = []string{
 	MsgPortRange, MsgStateDirNotString, MsgIdleShutdownInvalid, MsgA2AURLNotString,
 	MsgAuthTokenNotString, MsgA2ATokenNotString, MsgConfigNotMapping, MsgConfigLoad,
-	MsgA2AURLNotLoopback, MsgA2AExitedDuringStartup, MsgA2ANotReady, MsgLogFormatInvalid,
+	MsgA2AURLNotLoopback, MsgA2AExitedDuringStartup, MsgA2ANotReady,
+	MsgAllowedHostsInvalid, MsgCORSOriginsInvalid, MsgDemoInvalid, MsgDemoWithA2AURL, MsgNoUpstream,
+	MsgLogFormatInvalid,
 	MsgStateStoreInvalid, MsgRedisPasswordOnFlag,
-	MsgAdvertiseURLInvalid, MsgLeaseTTLInvalid, MsgReplicaTokenRequired, MsgStreamWriteTimeoutInvalid,
+	MsgAdvertiseURLInvalid, MsgLeaseTTLInvalid, MsgReplicaTokenRequired, MsgStreamWriteTimeoutInvalid, MsgReplicaURLsInvalid,
 	MsgCompatInvalid, MsgPortInUse,
 
-	MsgUnauthorized, MsgUnsupportedMediaType, MsgRequestTooLarge, MsgInvalidJSON,
+	MsgUnauthorized, MsgHostNotAllowed, MsgOriginNotAllowed, MsgUnsupportedMediaType, MsgRequestTooLarge, MsgInvalidJSON,
 	MsgInputNotObject, MsgInvalidEnvelope, MsgInvalidForwardedProps, MsgStateUnavailable,
 	MsgExecutionToResumeLost, MsgRunIDUsed, MsgThreadBusy, MsgThreadBindingConflict,
 	MsgResumeMismatch, MsgResumeRequired, MsgToolsNotSupported, MsgCancelTooLarge, MsgRequestTimeout, MsgOwnerUnavailable,

@@ -21,7 +21,7 @@ func (h *Handler) serveLogged(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	r, id := withRequestID(w, r)
 	sw := &statusWriter{ResponseWriter: w, id: id, start: start}
-	h.mux.ServeHTTP(sw, r)
+	h.serveChecked(sw, r)
 	status := sw.status
 	if status == 0 {
 		status = http.StatusOK // the handler wrote nothing: net/http sends 200

@@ -21,7 +21,7 @@ import (
 func TestBodyBudget(t *testing.T) {
 	e := newEnv(t, envOptions{bodyBudget: 64 << 10, bodyTimeout: time.Second})
 	head := func(n int) string {
-		return "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(n) + "\r\n\r\n"
+		return "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: " + strconv.Itoa(n) + "\r\n\r\n"
 	}
 	type result struct {
 		status int

@@ -1,4 +1,5 @@
-// Package server owns the HTTP surface of the adapter: routing, bearer
+// Package server owns the HTTP surface of the adapter: routing, the Host
+// and Origin checks and CORS for listed origins (hosts.go, cors.go), bearer
 // authentication, the pre-stream checks of POST / and of the cancellation
 // extension in their specified order (media type, body limits, JSON,
 // envelope), the JSON error envelope, the SSE response, the health and

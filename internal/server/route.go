@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"math"
 	"net/http"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 // (internal/cluster implements it; nil runs one process).
 type Cluster interface {
 	Claim(ctx context.Context, threadID string) (cluster.Owner, error)
+	ClaimExisting(ctx context.Context, threadID string) (cluster.Owner, error)
 	Forwarded(r *http.Request) bool
 	Forward(w http.ResponseWriter, r *http.Request, body []byte, owner cluster.Owner) error
 }
@@ -38,11 +40,23 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, body []byte, thr
 	if _, err := state.FileKey(threadID); err != nil {
 		return r.Context(), nop, true // admission answers the bad id
 	}
-	owner, err := c.Claim(r.Context(), threadID)
+	claim := c.Claim
+	if r.PathValue("executionId") != "" {
+		// A cancel or an observation acts only on a thread that exists: a
+		// thread the store does not have gets no lease (and no key), and
+		// the adapter answers it as not found.
+		claim = c.ClaimExisting
+	}
+	owner, err := claim(r.Context(), threadID)
 	if err != nil {
 		h.log.Warn("AG-UI thread ownership unavailable", "threadId", threadID, "error", err)
 		writeError(w, lang, http.StatusServiceUnavailable, "STATE_UNAVAILABLE", i18n.MsgStateUnavailable)
 		return nil, nop, false
+	}
+	if owner.Absent {
+		// No write can pass under this lease: a thread created meanwhile
+		// by another replica is never written from here.
+		return state.WithLease(r.Context(), owner.Lease), nop, true
 	}
 	if owner.Local {
 		if owner.Acquired {
@@ -60,8 +74,14 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, body []byte, thr
 		ownerUnavailable(w, lang, owner)
 		return nil, nop, false
 	}
-	if err := c.Forward(w, r, body, owner); err != nil {
-		h.log.Warn("AG-UI thread owner unreachable", "threadId", threadID, "error", err)
+	if err := c.Forward(w, r, body, owner); errors.Is(err, cluster.ErrOwnerNotAllowed) {
+		// The lease names a URL the operator did not list: nothing is
+		// sent to it (docs/decisions.md, "Forwarding only to configured
+		// replicas").
+		h.log.WarnContext(r.Context(), "AG-UI thread owner is not a configured replica; not forwarded", "threadId", threadID, "owner", owner.URL)
+		ownerUnavailable(w, lang, owner)
+	} else if err != nil {
+		h.log.WarnContext(r.Context(), "AG-UI thread owner unreachable", "threadId", threadID, "error", err)
 		ownerUnavailable(w, lang, owner)
 	}
 	return nil, nop, false

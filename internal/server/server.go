@@ -56,6 +56,15 @@ type Options struct {
 	// write of its stream (an event or a heartbeat): a client that stops
 	// reading is disconnected after it (60 s when zero; protocol.md §4.1).
 	StreamWriteTimeout time.Duration
+	// AllowedHosts are the Host names and addresses served besides
+	// loopback; ListenAll allows any IP literal (the server listens on all
+	// interfaces); CORSOrigins may call from a browser (hosts.go, cors.go).
+	AllowedHosts []string
+	ListenAll    bool
+	CORSOrigins  []string
+	// Upstream names the agent behind the server for /health: "demo",
+	// "managed" or "url" ("" leaves the member out).
+	Upstream string
 }
 
 // Route patterns; the request counter labels requests by them.
@@ -76,6 +85,8 @@ type Handler struct {
 	log  *slog.Logger
 	// streams counts the open run and observation streams (run.go).
 	streams atomic.Int64
+	// hosts decides the Host and Origin checks and CORS (hosts.go).
+	hosts hostPolicy
 	// bodies is the body budget (body.go); nil for none. bodyHeld is
 	// what requests hold of it.
 	bodies   *semaphore.Weighted
@@ -99,7 +110,7 @@ func New(o Options) *Handler {
 	if o.StreamWriteTimeout <= 0 {
 		o.StreamWriteTimeout = defaultStreamWrite
 	}
-	h := &Handler{opts: o, mux: http.NewServeMux(), log: o.Logger}
+	h := &Handler{opts: o, mux: http.NewServeMux(), log: o.Logger, hosts: newHostPolicy(o)}
 	if o.BodyBudget > 0 {
 		h.bodies = semaphore.NewWeighted(o.BodyBudget)
 	}
@@ -136,6 +147,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.serveLogged(w, r)
 }
 
+// serveChecked applies the Host and Origin checks and CORS (hosts.go,
+// cors.go) before the routes.
+func (h *Handler) serveChecked(w http.ResponseWriter, r *http.Request) {
+	if len(h.hosts.origins) > 0 {
+		// Answers differ by Origin, for caches too.
+		w.Header().Add("Vary", "Origin")
+	}
+	if h.checkHostOrigin(w, r) && !h.cors(w, r) {
+		h.mux.ServeHTTP(w, r)
+	}
+}
+
 // Timeouts are the connection timeouts of NewHTTPServer; zero fields take
 // the defaults (10 s to read headers, 120 s idle between requests).
 type Timeouts struct {
@@ -164,13 +187,17 @@ func NewHTTPServer(addr string, h http.Handler, t Timeouts) *http.Server {
 }
 
 func (h *Handler) health(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{
+	body := map[string]string{
 		"status":                 "ok",
 		"protocol":               "ag-ui",
 		"protocolPackageVersion": "1.0",
 		"executionKernel":        "a2a-1.0",
 		"serverVersion":          h.opts.Version,
-	})
+	}
+	if h.opts.Upstream != "" {
+		body["upstream"] = h.opts.Upstream
+	}
+	writeJSON(w, http.StatusOK, body)
 }
 
 // root sends a browser that opens the server's address to the console.

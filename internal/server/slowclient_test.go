@@ -68,7 +68,7 @@ func TestUnsentBodyIsBounded(t *testing.T) {
 	const deadline = 2 * time.Second
 	e := newEnv(t, envOptions{authToken: "s3cret", bodyTimeout: deadline})
 	post := func(path, auth string) string {
-		h := "POST " + path + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 20000\r\n"
+		h := "POST " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 20000\r\n"
 		if auth != "" {
 			h += "Authorization: Bearer " + auth + "\r\n"
 		}
@@ -82,7 +82,7 @@ func TestUnsentBodyIsBounded(t *testing.T) {
 	}{
 		{"run without token", post("/", ""), 401, "UNAUTHORIZED", false},
 		{"cancel with a wrong token", post("/extensions/iac-code/v1/executions/x/cancel", "nope"), 401, "UNAUTHORIZED", false},
-		{"health with a body", "GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 20000\r\n\r\n", 200, "", false},
+		{"health with a body", "GET /health HTTP/1.1\r\nHost: localhost\r\nContent-Length: 20000\r\n\r\n", 200, "", false},
 		{"unknown route", post("/nowhere", ""), 404, "", false},
 		{"run with token, body never sent", post("/", "s3cret"), 408, "REQUEST_TIMEOUT", true},
 		{"cancel with token, body never sent", post("/extensions/iac-code/v1/executions/x/cancel", "s3cret"), 408, "REQUEST_TIMEOUT", true},
@@ -121,7 +121,7 @@ func TestSlowBodyGetsTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	head := "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept-Language: es\r\nContent-Length: " +
+	head := "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept-Language: es\r\nContent-Length: " +
 		strconv.Itoa(len(raw)) + "\r\n\r\n"
 	res, closed, _ := rawExchange(t, e.URL, head+string(raw[:10]), string(raw[10:]), 800*time.Millisecond)
 	var b struct {
@@ -148,7 +148,7 @@ func TestTruncatedBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	_, _ = io.WriteString(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"threadId\":")
+	_, _ = io.WriteString(conn, "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"threadId\":")
 	_ = conn.(*net.TCPConn).CloseWrite()
 	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 	res, err := http.ReadResponse(bufio.NewReader(conn), nil)

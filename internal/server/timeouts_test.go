@@ -37,7 +37,7 @@ func TestTimeouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	_, _ = io.WriteString(conn, "GET / HTTP/1.1\r\nHost: x\r\n") // headers never end
+	_, _ = io.WriteString(conn, "GET / HTTP/1.1\r\nHost: localhost\r\n") // headers never end
 	_ = conn.SetReadDeadline(time.Now().Add(3 * time.Second))
 	start := time.Now()
 	_, err = io.ReadAll(conn)

@@ -38,29 +38,38 @@ func (s *Store) keys(threadID string) (doc, history string, err error) {
 	return base, base + ":history", nil
 }
 
-// LeaseKeys returns the keys of a thread's ownership lease and fencing
-// counter under prefix (internal/cluster writes them). They share the
+// LeaseKeys returns the key of a thread's ownership lease and of its
+// document hash under prefix. internal/cluster writes the lease and the
+// hash's "fence" field (the fencing counter), which the store never reads:
+// the counter lives exactly as long as the document. The keys share the
 // document's hash tag, so the save script may read the lease on Cluster.
-func LeaseKeys(prefix, threadID string) (owner, fence string, err error) {
+func LeaseKeys(prefix, threadID string) (owner, doc string, err error) {
 	fk, err := state.FileKey(threadID)
 	if err != nil {
 		return "", "", err
 	}
-	return prefix + "owner:{" + fk + "}", prefix + "fence:{" + fk + "}", nil
+	return prefix + "owner:{" + fk + "}", prefix + "thread:{" + fk + "}", nil
 }
 
 // saveScript writes ARGV[2] as the document if the stored revision is
 // ARGV[1] ("" when none is stored) and, when ARGV[4] is a lease, the
-// thread's lease (KEYS[3]) is still exactly it; it bumps the revision and
-// logs it. It answers {1, new revision}, {0, stored revision} or {2, ""}
-// (fenced).
+// thread's lease (KEYS[3]) is still exactly it, or has lapsed with nobody
+// having taken the thread since (the fencing counter in the hash is still
+// the lease's token: a Redis stall longer than the lease must not fence
+// its owner); it bumps the revision and logs it. It answers {1, new revision}, {0, stored revision} or {2, ""}
+// (fenced). A hash that held only the fencing counter had the lease's
+// expiry; the first document makes it permanent.
 var saveScript = redis.NewScript(`
-if ARGV[4] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[4] then return {2, ''} end
+if ARGV[4] ~= '' then
+  local owner = redis.call('GET', KEYS[3])
+  if owner ~= ARGV[4] and (owner or redis.call('HGET', KEYS[1], 'fence') ~= string.match(ARGV[4], ' (%d+)$')) then return {2, ''} end
+end
 local cur = redis.call('HGET', KEYS[1], 'rev')
 if not cur then cur = '' end
 if cur ~= ARGV[1] then return {0, cur} end
 local rev = redis.call('HINCRBY', KEYS[1], 'rev', 1)
 redis.call('HSET', KEYS[1], 'doc', ARGV[2])
+if cur == '' then redis.call('PERSIST', KEYS[1]) end
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'rev', rev, 'prev', ARGV[1])
 return {1, tostring(rev)}
 `)

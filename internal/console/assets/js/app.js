@@ -333,6 +333,13 @@ ui.message.addEventListener("keydown", (e) => {
 
 // ---- start
 
+// The server says in /health which agent serves; a scripted demo agent
+// must never pass for iac-code.
+fetch("/health", { cache: "no-store" })
+  .then((r) => (r.ok ? r.json() : {}))
+  .then((doc) => { document.getElementById("demo-mark").hidden = doc.upstream !== "demo"; })
+  .catch(() => {});
+
 showSettings();
 const saved = threads.find((t) => t.id === store.currentThreadId());
 open(saved ?? newThread());
