@@ -41,7 +41,7 @@ type Server struct {
 	StateDir string
 	Root     string
 	cmd      *exec.Cmd
-	out      *bytes.Buffer
+	out      *e2etest.Buffer
 }
 
 // startServer starts the binary on a free port with the embedded agent (no
@@ -81,7 +81,7 @@ func startServerIn(t *testing.T, port int, root, stateDir string, args []string,
 		"HOME=" + t.TempDir(),
 		"IAC_CODE_AGUI_ALLOWED_CWDS=" + root,
 	}, extraEnv...)
-	out := &bytes.Buffer{}
+	out := &e2etest.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -14,9 +14,10 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 )
 
-// TestCORSFromAnotherOrigin: a page served on another loopback port runs
-// a turn against the server in chromium when its origin is in
-// --cors-origins (and reads X-Request-Id), and is blocked when it is not.
+// TestCORSFromAnotherOrigin: a page served on another loopback port uses
+// the official @ag-ui/client in chromium to run a turn that asks for a
+// permission and to answer it, when its origin is in --cors-origins; when
+// it is not, the browser blocks the request and nothing reaches the agent.
 func TestCORSFromAnotherOrigin(t *testing.T) {
 	chromium := chromiumPath(t)
 	ensurePlaywright(t)
@@ -37,19 +38,24 @@ func TestCORSFromAnotherOrigin(t *testing.T) {
 				t.Fatalf("cors.mjs: %v\n%s", err, out)
 			}
 			var r struct {
-				Status    int    `json:"status"`
-				Finished  bool   `json:"finished"`
-				RequestID string `json:"requestId"`
-				Error     string `json:"error"`
+				First         string `json:"first"`
+				Pending       []struct{ ID, Reason string }
+				Resumed       string   `json:"resumed"`
+				ResumedEvents int      `json:"resumedEvents"`
+				Error         string   `json:"error"`
+				Diagnostics   []string `json:"diagnostics"`
 			}
 			if err := json.Unmarshal([]byte(strings.TrimSpace(string(out))), &r); err != nil {
 				t.Fatalf("%v: %s", err, out)
 			}
-			if c.name == "listed" && (r.Status != 200 || !r.Finished || r.RequestID == "") {
-				t.Fatalf("listed origin: %+v", r)
+			if len(r.Diagnostics) != 0 {
+				t.Fatalf("@ag-ui/client logged in the page: %v", r.Diagnostics)
 			}
-			if c.name == "unlisted" && (r.Error == "" || r.Status != 0) {
-				t.Fatalf("unlisted origin was not blocked: %+v", r)
+			if c.name == "listed" && (r.Error != "" || r.First != "interrupt" || len(r.Pending) != 1 || r.Pending[0].Reason != "tool_call" || r.Resumed != "success" || r.ResumedEvents < 3) {
+				t.Fatalf("listed origin: %s", out)
+			}
+			if c.name == "unlisted" && (r.Error == "" || r.First != "" || len(r.Pending) != 0) {
+				t.Fatalf("unlisted origin was not blocked: %s", out)
 			}
 			if c.name == "unlisted" {
 				if _, err := os.Stat(filepath.Join(root, c.name)); !os.IsNotExist(err) {
