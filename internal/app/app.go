@@ -50,6 +50,8 @@ func mainWith(parent context.Context, args []string, getenv func(string) string,
 			return printVersion(args[1:], stdout, stderr)
 		case "import-state":
 			return runImportState(parent, args[1:], getenv, stdout, stderr, lang)
+		case "export-state":
+			return runExportState(parent, args[1:], getenv, stdout, stderr, lang)
 		case "help":
 			fmt.Fprint(stdout, config.Usage())
 			return 0

@@ -188,6 +188,12 @@ Sub-command import-state:
   into the Redis store named by --state-store; threads already there are
   left alone. Takes the server's flags, environment and YAML.
 
+Sub-command export-state:
+  The way back: write every thread of the Redis store named by --state-store
+  (under --redis-key-prefix) to --state-dir/threads/ in the file format the
+  file store and the original write; thread files already there are left
+  alone. Takes the server's flags, environment and YAML.
+
 Sub-command demo-agent:
   Run the embedded, scripted iac-code-compatible A2A agent on its own.
   --host HOST             Bind address. Default 127.0.0.1.
