@@ -120,8 +120,3 @@ func TestAppliedDigests(t *testing.T) {
 		t.Fatalf("AppliedDigest = %q, %v", d, ok)
 	}
 }
-
-func nan() float64 {
-	var zero float64
-	return zero / zero
-}
