@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/config"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 	"github.com/iac-code-agui/iac-code-agui/internal/state/filestore"
 	"github.com/iac-code-agui/iac-code-agui/internal/state/redisstore"
+	"github.com/redis/go-redis/v9"
 )
 
 // runExportState serves `export-state`, the inverse of import-state: it
@@ -30,6 +32,8 @@ func runExportState(ctx context.Context, args []string, getenv func(string) stri
 		fmt.Fprintln(stderr, "export-state: --state-store must name the Redis store to export from")
 		return 2
 	}
+	// go-redis's own messages (a failed dial) as log lines on stderr.
+	redis.SetLogger(redisLogger{slog.New(slog.NewTextHandler(stderr, nil))})
 	c, err := redisstore.Open(cfg.StateStore, cfg.RedisPassword)
 	if err != nil {
 		fmt.Fprintln(stderr, "export-state:", err)

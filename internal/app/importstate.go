@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,6 +17,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 	"github.com/iac-code-agui/iac-code-agui/internal/state/redisstore"
+	"github.com/redis/go-redis/v9"
 )
 
 // runImportState serves `import-state`: it copies every thread file under
@@ -32,6 +34,8 @@ func runImportState(ctx context.Context, args []string, getenv func(string) stri
 		fmt.Fprintln(stderr, "import-state: --state-store must name the Redis store to import into")
 		return 2
 	}
+	// go-redis's own messages (a failed dial) as log lines on stderr.
+	redis.SetLogger(redisLogger{slog.New(slog.NewTextHandler(stderr, nil))})
 	c, err := redisstore.Open(cfg.StateStore, cfg.RedisPassword)
 	if err != nil {
 		fmt.Fprintln(stderr, "import-state:", err)
