@@ -11,7 +11,7 @@ import (
 // burst of deltas is read in large chunks. A buffer grown past that for
 // one long frame is dropped once the frame is consumed.
 const (
-	sseInitialBuffer = 4 << 10
+	sseInitialBuffer = 1 << 10
 	sseBurstBuffer   = 64 << 10
 )
 

@@ -20,7 +20,7 @@ const (
 	// one read brings in a burst; the write buffer only carries the
 	// request head and then sits idle for the whole stream (a larger body,
 	// an inline image, is written through it in pieces).
-	readBufferSize  = 4 << 10
+	readBufferSize  = 1 << 10
 	writeBufferSize = 1 << 10
 )
 

@@ -37,8 +37,11 @@ type Options struct {
 
 // DefaultMaxCachedThreads is the default bound of the thread cache. The
 // original never evicts (protocol.md §12.12); a long-lived server would grow
-// without bound.
-const DefaultMaxCachedThreads = 10000
+// without bound. The bound is for idle threads: threads in use are never
+// dropped, however many, and each leaves the cache when its last holder
+// lets go while the cache is over the bound, so a burst of runs gives its
+// memory back when it ends. Reloading an evicted thread costs one read.
+const DefaultMaxCachedThreads = 1000
 
 // Adapter admits runs, drives their A2A executions and keeps the per-thread
 // mapping. It is safe for concurrent use.
@@ -160,7 +163,8 @@ func (a *Adapter) loadLocked(ctx context.Context, t *thread, threadID string) er
 }
 
 // unpin ends an operation's hold on an entry. An entry that never loaded
-// leaves the cache with its last holder.
+// leaves the cache with its last holder, and so does any entry while the
+// cache holds more than its bound (the threads of a burst).
 func (a *Adapter) unpin(threadID string, t *thread) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -169,7 +173,7 @@ func (a *Adapter) unpin(threadID string, t *thread) {
 		t.mu.Lock()
 		loaded := t.loaded
 		t.mu.Unlock()
-		if !loaded {
+		if !loaded || len(a.threads) > a.maxCached {
 			delete(a.threads, threadID)
 		}
 	}
