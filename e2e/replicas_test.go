@@ -112,8 +112,15 @@ func TestReplicaKilled(t *testing.T) {
 	if r.status != 503 || !strings.Contains(r.body, "OWNER_UNAVAILABLE") || r.retryAfter == "" {
 		t.Fatalf("while the dead owner's lease lasts: %d %q %s", r.status, r.retryAfter, r.body)
 	}
-	time.Sleep(2 * time.Second)
-	r = postRaw(t, b.URL, body("run-3", "", resume))
+	// Once the lease lapses (2 s), b takes the thread; a refusal has no
+	// effect, so asking again until then is safe.
+	for i, deadline := 3, time.Now().Add(30*time.Second); r.status == 503 && strings.Contains(r.body, "OWNER_UNAVAILABLE"); i++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("the dead owner's lease never lapsed: %d %s", r.status, r.body)
+		}
+		time.Sleep(100 * time.Millisecond)
+		r = postRaw(t, b.URL, body(fmt.Sprintf("run-%d", i), "", resume))
+	}
 	if !strings.Contains(r.body, `"code":"EXECUTION_LOST"`) {
 		t.Fatalf("after the lease lapsed: %d %s", r.status, r.body)
 	}

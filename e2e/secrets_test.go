@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -442,7 +443,17 @@ func TestNoSecretsInLogsOrState(t *testing.T) {
 		if err := os.WriteFile(cfg, []byte(yml), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(300 * time.Millisecond) // the agent binds its port
+		// The agent binds its port.
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(agentPort))
+			if err == nil {
+				c.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the demo agent did not listen: %v\n%s", err, agentOut.String())
+			}
+		}
 		url, _, stderr, cmd := startLogged(t, []string{"--config", cfg}, []string{"IAC_CODE_AGUI_ALLOWED_CWDS=" + root})
 		exercise(t, &secretClient{t: t, url: url, root: root})
 		stopProcess(t, cmd)
