@@ -1,14 +1,15 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,10 +31,22 @@ func TestNothingSeenIsLostOnSIGKILL(t *testing.T) {
 	env := []string{"IAC_CODE_AGUI_A2A_URL=" + agent, "IAC_CODE_AGUI_A2A_TOKEN=agent-token"}
 	const clients = 24
 	checked := map[string]int{}
-	for round, delay := range []time.Duration{0, 5 * time.Millisecond, 20 * time.Millisecond, 60 * time.Millisecond, 150 * time.Millisecond, 400 * time.Millisecond} {
+	// Each round kills the server once its clients have seen so many
+	// events of one kind: early and late in the runs, for each kind of
+	// event that promises a write.
+	rounds := []struct {
+		kind string
+		n    int64
+	}{{"RUN_STARTED", 1}, {"RUN_STARTED", clients / 2}, {"session", 1}, {"session", clients / 2}, {"interrupt", 1}, {"interrupt", clients / 4}}
+	for round, kill := range rounds {
 		a := startServer(t, t.TempDir(), env...)
 		cwd := filepath.Join(a.Root, "ws")
 		seen := make([][]map[string]any, clients)
+		var counts sync.Map // kind → *atomic.Int64
+		count := func(kind string) *atomic.Int64 {
+			c, _ := counts.LoadOrStore(kind, new(atomic.Int64))
+			return c.(*atomic.Int64)
+		}
 		var wg sync.WaitGroup
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		for i := range clients {
@@ -42,9 +55,13 @@ func TestNothingSeenIsLostOnSIGKILL(t *testing.T) {
 				text = "Deploy it (permission)"
 			}
 			body := runInput(fmt.Sprintf("crash-%d-%d", round, i), fmt.Sprintf("run-%d-%d", round, i), text, cwd, nil)
-			wg.Go(func() { seen[i] = streamEvents(ctx, a.URL, body) })
+			wg.Go(func() { seen[i] = streamEvents(ctx, a.URL, body, func(kind string) { count(kind).Add(1) }) })
 		}
-		time.Sleep(delay)
+		for deadline := time.Now().Add(30 * time.Second); count(kill.kind).Load() < kill.n; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: only %d %s events within 30 s", round, count(kill.kind).Load(), kill.kind)
+			}
+		}
 		a.Kill()
 		wg.Wait()
 		cancel()
@@ -105,8 +122,10 @@ func TestNothingSeenIsLostOnSIGKILL(t *testing.T) {
 }
 
 // streamEvents posts body and returns the events read until the stream
-// ends or breaks (the server was killed).
-func streamEvents(ctx context.Context, url string, body map[string]any) []map[string]any {
+// ends or breaks (the server was killed). saw is called with each
+// event's kind as it arrives: its type, "session" for the session event,
+// "interrupt" for an interrupt outcome.
+func streamEvents(ctx context.Context, url string, body map[string]any, saw func(kind string)) []map[string]any {
 	raw, _ := json.Marshal(body)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(raw))
 	if err != nil {
@@ -118,8 +137,25 @@ func streamEvents(ctx context.Context, url string, body map[string]any) []map[st
 		return nil
 	}
 	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body) // up to the end or the break
-	return e2etest.Events(b)
+	var evs []map[string]any
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() { // up to the end or the break
+		ev := e2etest.Events(sc.Bytes())
+		if len(ev) == 0 {
+			continue
+		}
+		evs = append(evs, ev[0])
+		switch o, _ := ev[0]["outcome"].(map[string]any); {
+		case ev[0]["name"] == "iac-code.session.v1":
+			saw("session")
+		case ev[0]["type"] == "RUN_FINISHED" && o["type"] == "interrupt":
+			saw("interrupt")
+		default:
+			saw(fmt.Sprint(ev[0]["type"]))
+		}
+	}
+	return evs
 }
 
 func optionalString(s *string) string {

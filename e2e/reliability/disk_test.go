@@ -1,10 +1,17 @@
 package reliability
 
 import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,12 +51,39 @@ func cancelsOf(a *demoagenttest.Server, taskID string) int {
 func TestDiskFaults(t *testing.T) {
 	stateDir := mountTmpfs(t, "256k")
 	agent := startAgent(t, demoagent.Options{StepDelay: 50 * time.Millisecond})
-	s := startServer(t, serverOpts{stateDir: stateDir, agentURL: agent.URL})
+	// Between the adapter and the agent: the fault starts when the
+	// answer leaves for the agent, after the resume's admission wrote
+	// and before the agent's first frame makes the commit write that
+	// must fail, however slow the machine is.
+	var injectOnResume atomic.Pointer[func()]
+	target, err := url.Parse(agent.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.FlushInterval = -1
+	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		if bytes.Contains(body, []byte(`"agui-resume-`)) {
+			if inject := injectOnResume.Swap(nil); inject != nil {
+				(*inject)()
+			}
+		}
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(gate.Close)
+	s := startServer(t, serverOpts{stateDir: stateDir, agentURL: gate.URL})
 	cwd := filepath.Join(s.Root, "ws")
 	if status, evs, body := post(t, s.URL, input("t-ok", "run-1", "hello", cwd, nil)); status != 200 || outcome(evs) != "success" {
 		t.Fatalf("before the fault: %d %.300s", status, body)
 	}
 	filler := filepath.Join(stateDir, "filler")
+	var bound atomic.Bool // the read-only bind mount is in place
 	faults := []struct {
 		name          string
 		inject, clear func()
@@ -68,12 +102,16 @@ func TestDiskFaults(t *testing.T) {
 			// remounts the file system read-only on errors would.
 			for _, args := range [][]string{{"--bind", stateDir, stateDir}, {"-o", "remount,bind,ro", stateDir}} {
 				if out, err := exec.Command("mount", args...).CombinedOutput(); err != nil {
-					t.Fatalf("mount %v: %v %s", args, err, out)
+					t.Errorf("mount %v: %v %s", args, err, out)
 				}
 			}
+			bound.Store(true)
 		}, func() {
+			if !bound.Swap(false) {
+				return
+			}
 			if out, err := exec.Command("umount", stateDir).CombinedOutput(); err != nil {
-				t.Fatalf("umount the read-only bind: %v %s", err, out)
+				t.Errorf("umount the read-only bind: %v %s", err, out)
 			}
 		}},
 	}
@@ -85,20 +123,12 @@ func TestDiskFaults(t *testing.T) {
 		}
 		it := last(evs)["outcome"].(map[string]any)["interrupts"].([]any)[0].(map[string]any)
 		task := it["metadata"].(map[string]any)["requestTaskId"].(string)
-		// The fault starts once the answer reached the agent: admission
-		// has written, and the agent's first frame (StepDelay later)
-		// makes the commit write that fails.
 		start := time.Now()
-		go func() {
-			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Microsecond) {
-				for _, c := range agent.Calls() {
-					if c.TaskID == task && strings.HasPrefix(c.MessageID, "agui-resume-") {
-						f.inject()
-						return
-					}
-				}
-			}
-		}()
+		inject := f.inject
+		injectOnResume.Store(&inject)
+		// A failed check must not leave the fault behind (the bind
+		// mount would keep the directory busy).
+		t.Cleanup(f.clear)
 		status, evs, body = post(t, s.URL, input(thread, "run-2", "", cwd, []any{map[string]any{"interruptId": it["id"], "status": "resolved", "payload": map[string]any{"decision": "allow_once"}}}))
 		if status != 200 || outcome(evs) != "error:STATE_PERSISTENCE_FAILED" || last(evs)["message"] != "The accepted interrupt response could not be committed." {
 			t.Fatalf("%s: resume: %d %.600s", f.name, status, body)
