@@ -9,6 +9,7 @@
 package redistest
 
 import (
+	"bufio"
 	"fmt"
 	"net"
 	"os"
@@ -76,16 +77,28 @@ func (s *Server) start(t testing.TB) {
 	s.cmd, s.out = cmd, out
 	s.mu.Unlock()
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port))
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
-			_ = c.Close()
-			return
-		}
+	for deadline := time.Now().Add(10 * time.Second); !ready(addr); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("redis-server did not start: %s", out.String())
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// ready reports whether the server at addr answers PING with PONG: a
+// server still replaying its AOF accepts connections but answers
+// -LOADING.
+func ready(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write([]byte("PING\r\n")); err != nil {
+		return false
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	return err == nil && strings.HasPrefix(line, "+PONG")
 }
 
 // Pid is the server's process id (0 when it is not running), for
