@@ -5,14 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 
-	"github.com/iac-code-agui/iac-code-agui/internal/config"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 	"github.com/iac-code-agui/iac-code-agui/internal/state/filestore"
 	"github.com/iac-code-agui/iac-code-agui/internal/state/redisstore"
-	"github.com/redis/go-redis/v9"
 )
 
 // runExportState serves `export-state`, the inverse of import-state: it
@@ -24,25 +21,14 @@ import (
 // files alone"). It exits 0 when every thread was exported or already
 // present, else 1.
 func runExportState(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, lang i18n.Lang) int {
-	cfg, err := config.Load(args, getenv)
-	if code, done := loadFailed(err, config.Usage(), stdout, stderr, lang); done {
+	cfg, c, code := openRedisFor("export-state", "to export from", args, getenv, stdout, stderr, lang)
+	if c == nil {
 		return code
-	}
-	if storeKind(cfg) != "redis" {
-		fmt.Fprintln(stderr, "export-state: --state-store must name the Redis store to export from")
-		return 2
-	}
-	// go-redis's own messages (a failed dial) as log lines on stderr.
-	redis.SetLogger(redisLogger{slog.New(slog.NewTextHandler(stderr, nil))})
-	c, err := redisstore.Open(cfg.StateStore, cfg.RedisPassword)
-	if err != nil {
-		fmt.Fprintln(stderr, "export-state:", err)
-		return 1
 	}
 	defer c.Close()
 	files := filestore.New(cfg.StateDir)
 	var exported, present, failed int
-	err = redisstore.New(c, cfg.RedisKeyPrefix).Threads(ctx, func(key string, t *state.Thread, err error) error {
+	err := redisstore.New(c, cfg.RedisKeyPrefix).Threads(ctx, func(key string, t *state.Thread, err error) error {
 		if err == nil {
 			// NoRevision: written only if no file is there yet.
 			_, err = files.Save(ctx, t, state.NoRevision)

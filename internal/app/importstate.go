@@ -26,20 +26,9 @@ import (
 // the server. A thread already in Redis is left alone. It exits 0 when
 // every file was imported or already present, else 1.
 func runImportState(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, lang i18n.Lang) int {
-	cfg, err := config.Load(args, getenv)
-	if code, done := loadFailed(err, config.Usage(), stdout, stderr, lang); done {
+	cfg, c, code := openRedisFor("import-state", "to import into", args, getenv, stdout, stderr, lang)
+	if c == nil {
 		return code
-	}
-	if storeKind(cfg) != "redis" {
-		fmt.Fprintln(stderr, "import-state: --state-store must name the Redis store to import into")
-		return 2
-	}
-	// go-redis's own messages (a failed dial) as log lines on stderr.
-	redis.SetLogger(redisLogger{slog.New(slog.NewTextHandler(stderr, nil))})
-	c, err := redisstore.Open(cfg.StateStore, cfg.RedisPassword)
-	if err != nil {
-		fmt.Fprintln(stderr, "import-state:", err)
-		return 1
 	}
 	defer c.Close()
 	store := redisstore.New(c, cfg.RedisKeyPrefix)
@@ -95,4 +84,28 @@ func readThreadFile(path string) (*state.Thread, error) {
 		return nil, errors.New("the file name does not match its threadId")
 	}
 	return state.Decode(data, head.ThreadID)
+}
+
+// openRedisFor loads the server's configuration for the sub-command name
+// and opens the Redis store it names. A nil client comes with the exit
+// code: 2 when the store is not Redis (purpose says what it is for), 1
+// when it cannot be opened, the configuration's own code when that
+// failed. go-redis's own messages (a failed dial) become log lines on
+// stderr.
+func openRedisFor(name, purpose string, args []string, getenv func(string) string, stdout, stderr io.Writer, lang i18n.Lang) (*config.Config, redis.UniversalClient, int) {
+	cfg, err := config.Load(args, getenv)
+	if code, done := loadFailed(err, config.Usage(), stdout, stderr, lang); done {
+		return nil, nil, code
+	}
+	if storeKind(cfg) != "redis" {
+		fmt.Fprintf(stderr, "%s: --state-store must name the Redis store %s\n", name, purpose)
+		return nil, nil, 2
+	}
+	redis.SetLogger(redisLogger{slog.New(slog.NewTextHandler(stderr, nil))})
+	c, err := redisstore.Open(cfg.StateStore, cfg.RedisPassword)
+	if err != nil {
+		fmt.Fprintln(stderr, name+":", err)
+		return nil, nil, 1
+	}
+	return cfg, c, 0
 }
