@@ -176,6 +176,11 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	cl.drain(logger)
 	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer scancel()
+	// The listener stays open until the runs of this replica's threads
+	// end, so that their cancels and observations still reach them,
+	// straight or forwarded; requests of other threads are answered
+	// OWNER_UNAVAILABLE meanwhile, and retried on another replica.
+	cl.wait(sctx)
 	if err := srv.Shutdown(sctx); err != nil {
 		_ = srv.Close()
 	}

@@ -130,6 +130,18 @@ func (cr *clusterRun) drain(logger *slog.Logger) {
 	logger.Info("Releasing thread leases for the hand-over", "held", cr.Held())
 }
 
+// wait blocks until no request of a thread this replica holds is in
+// flight (the drain's second step), or ctx ends.
+func (cr *clusterRun) wait(ctx context.Context) {
+	if cr == nil {
+		return
+	}
+	select {
+	case <-cr.Drained():
+	case <-ctx.Done():
+	}
+}
+
 // handOver is the last step, once the server's requests have ended: the
 // renewal loop stops and every lease still held is released.
 func (cr *clusterRun) handOver(logger *slog.Logger) {

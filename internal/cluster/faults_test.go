@@ -340,3 +340,55 @@ func TestForwardHeaders(t *testing.T) {
 	for sc.Scan() {
 	}
 }
+
+// TestDrainingReplicaServesOnlyItsRuns: once a replica drains (SIGTERM),
+// it still serves the requests of a run in progress on it, so a cancel
+// sent through another replica reaches the run and ends it CANCELLED;
+// a request of any other thread gets the retryable 503 OWNER_UNAVAILABLE
+// with Retry-After, and takes no lease. Drained is closed once the run
+// has ended.
+func TestDrainingReplicaServesOnlyItsRuns(t *testing.T) {
+	f := newFleet(t, 30*time.Second)
+	a, b := f.start(t, true), f.start(t, true)
+	s := startStream(t, a.url, f.body("thread-d", "run-1", "cancel me", nil))
+	var execID string
+	for execID == "" && s.sc.Scan() {
+		if d, ok := strings.CutPrefix(s.sc.Text(), "data: "); ok && strings.Contains(d, "iac-code.session.v1") {
+			var ev struct{ Value struct{ ExecutionID string } }
+			_ = json.Unmarshal([]byte(d), &ev)
+			execID = ev.Value.ExecutionID
+		}
+	}
+	a.cl.Drain(context.Background())
+	select {
+	case <-a.cl.Drained():
+		t.Fatal("drained while a run is in progress")
+	default:
+	}
+	r := post(t, a.url, f.body("thread-other", "run-1", "hello", nil))
+	if r.status != 503 || r.code != "OWNER_UNAVAILABLE" || r.header.Get("Retry-After") != "1" {
+		t.Fatalf("new thread on the draining replica: %d %s %q", r.status, r.code, r.header.Get("Retry-After"))
+	}
+	f.waitLeaseGone(t, "thread-other", time.Second)
+	res, err := http.Post(b.url+"extensions/iac-code/v1/executions/"+execID+"/cancel", "application/json",
+		strings.NewReader(`{"threadId":"thread-d","rosInvocationId":"inv-1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("cancel through B of the draining replica's run: %d", res.StatusCode)
+	}
+	if last := s.last(t); last["type"] != "RUN_ERROR" || last["code"] != "CANCELLED" {
+		t.Fatalf("the run on the draining replica ended %v", last)
+	}
+	select {
+	case <-a.cl.Drained():
+	case <-time.After(5 * time.Second):
+		t.Fatal("not drained 5 s after the last run ended")
+	}
+	f.waitLeaseGone(t, "thread-d", 5*time.Second)
+	if r := post(t, b.url, f.body("thread-d", "run-2", "hello", nil)); !success(r) {
+		t.Fatalf("next turn through B: %d %s %v", r.status, r.code, r.last())
+	}
+}

@@ -67,7 +67,19 @@ type Cluster struct {
 	// releases counts releases started by Done while draining, so that
 	// Close waits for them.
 	releases sync.WaitGroup
+
+	// drained is closed once the replica drains and no request of a
+	// thread it holds is in flight any more (Drained).
+	drained     chan struct{}
+	drainedOnce sync.Once
 }
+
+// ErrDraining is Claim's answer on a stopping replica (Drain) for a
+// thread no request is being served of here: it takes no lease and
+// forwards nothing, and the caller answers that the client retry, which
+// another replica serves (docs/decisions.md, "A stopping replica keeps
+// listening until its runs end").
+var ErrDraining = errors.New("cluster: this replica is stopping")
 
 // stripe returns the index of a thread's lease lock.
 func (c *Cluster) stripe(threadID string) int {
@@ -87,7 +99,8 @@ func New(o Options) *Cluster {
 	}
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	c := &Cluster{o: o, id: hex.EncodeToString(b[:]), held: map[string]string{}, inflight: map[string]int{}, allowed: map[string]bool{}}
+	c := &Cluster{o: o, id: hex.EncodeToString(b[:]), held: map[string]string{}, inflight: map[string]int{}, allowed: map[string]bool{},
+		drained: make(chan struct{})}
 	for _, u := range append([]string{o.AdvertiseURL}, o.ReplicaURLs...) {
 		if u != "" {
 			c.allowed[normalURL(u)] = true
@@ -212,7 +225,11 @@ func (c *Cluster) claim(ctx context.Context, threadID, mode string) (Owner, erro
 	defer st.Unlock()
 	c.mu.Lock()
 	mine := c.held[threadID]
+	refuse := c.draining && c.inflight[threadID] == 0
 	c.mu.Unlock()
+	if refuse {
+		return Owner{}, ErrDraining
+	}
 	res, err := claimScript.Run(ctx, c.o.Client, []string{owner, doc}, c.claimArgs(mine, mode)...).Slice()
 	if err != nil {
 		return Owner{}, fmt.Errorf("cluster: redis: %w", err)
@@ -273,6 +290,9 @@ func (c *Cluster) done(threadID string) {
 	release := c.draining && c.inflight[threadID] == 0
 	if release {
 		c.releases.Add(1)
+	}
+	if c.draining && len(c.inflight) == 0 {
+		c.closeDrained()
 	}
 	c.mu.Unlock()
 	if release {
@@ -433,7 +453,10 @@ func (c *Cluster) releaseIdle(ctx context.Context, ids []string) {
 
 // Drain starts the hand-over of a stopping replica: every thread no
 // request holds here is released at once (threads waiting on interrupts
-// included), and every other one as soon as its last request ends.
+// included), and every other one as soon as its last request ends. From
+// now on a claim succeeds only for a thread a request is being served of
+// here (a cancel or an observation of a run in progress); any other gets
+// ErrDraining.
 func (c *Cluster) Drain(ctx context.Context) {
 	c.mu.Lock()
 	c.draining = true
@@ -441,9 +464,21 @@ func (c *Cluster) Drain(ctx context.Context) {
 	for id := range c.held {
 		ids = append(ids, id)
 	}
+	if len(c.inflight) == 0 {
+		c.closeDrained()
+	}
 	c.mu.Unlock()
 	c.releaseIdle(ctx, ids)
 }
+
+// Drained is closed once Drain was called and no request of a thread
+// this replica holds is in flight any more: until then the replica must
+// keep listening, so that the cancels and observations of its runs reach
+// it.
+func (c *Cluster) Drained() <-chan struct{} { return c.drained }
+
+// closeDrained closes drained once; the caller holds c.mu.
+func (c *Cluster) closeDrained() { c.drainedOnce.Do(func() { close(c.drained) }) }
 
 // Close ends the hand-over once the server's requests have ended: it
 // waits for the releases Drain started and releases every lease still

@@ -48,6 +48,12 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, body []byte, thr
 		claim = c.ClaimExisting
 	}
 	owner, err := claim(r.Context(), threadID)
+	if errors.Is(err, cluster.ErrDraining) {
+		// This replica is stopping and serves nothing of the thread: the
+		// client's retry is served by another replica.
+		ownerUnavailable(w, lang, cluster.Owner{})
+		return nil, nop, false
+	}
 	if err != nil {
 		h.log.Warn("AG-UI thread ownership unavailable", "threadId", threadID, "error", err)
 		writeError(w, lang, http.StatusServiceUnavailable, "STATE_UNAVAILABLE", i18n.MsgStateUnavailable)
