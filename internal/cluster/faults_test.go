@@ -87,10 +87,12 @@ func (f *fleet) fence(t testing.TB, rc redis.UniversalClient, threadID string) s
 
 // TestRedisStallLongerThanTheLease: Redis is paused (SIGSTOP) for 1.5×
 // the lease TTL while a run streams on its owner. The owner's lease
-// lapses meanwhile, but nobody else took the thread: the fencing counter
-// does not move, the run's closing write after the stall is stored, the
-// run ends in success, and the thread's next interrupt is answered
-// through another replica.
+// lapses meanwhile, so the owner holds the run's events from the moment
+// the lease may have lapsed until a renewal after the stall kept it
+// (another replica could have taken it); nobody else took the thread: the
+// fencing counter does not move, the run's closing write after the stall
+// is stored, the run ends in success, and the thread's next interrupt is
+// answered through another replica.
 func TestRedisStallLongerThanTheLease(t *testing.T) {
 	srv := redistest.Start(t, "everysec")
 	f := newFleet(t, 2*time.Second)
@@ -106,14 +108,38 @@ func TestRedisStallLongerThanTheLease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	type event struct {
+		at   time.Time
+		line string
+	}
+	events := make(chan event, 64)
+	go func() {
+		defer close(events)
+		for s.sc.Scan() {
+			if strings.HasPrefix(s.sc.Text(), "data: ") {
+				events <- event{time.Now(), s.sc.Text()}
+			}
+		}
+	}()
+	stopped := time.Now()
 	if err := p.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(3 * f.ttl / 2) // the fault itself: Redis answers nothing for 1.5× the TTL
+	resumed := time.Now()
 	if err := p.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
-	last := s.last(t)
+	var last map[string]any
+	for ev := range events {
+		if ev.at.After(stopped.Add(f.ttl)) && ev.at.Before(resumed) {
+			t.Errorf("an event %v after the stall began, when the lease may have lapsed: %s", ev.at.Sub(stopped), ev.line)
+		}
+		last = nil
+		if err := json.Unmarshal([]byte(strings.TrimPrefix(ev.line, "data: ")), &last); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if out, _ := last["outcome"].(map[string]any); last["type"] != "RUN_FINISHED" || out["type"] != "success" {
 		t.Fatalf("the run across the stall ended %v", last)
 	}

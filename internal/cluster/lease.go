@@ -52,6 +52,13 @@ type Cluster struct {
 
 	mu   sync.Mutex
 	held map[string]string // thread id → lease value we hold
+	// confirmed is, per held thread, when the last claim or renewal that
+	// kept its lease was sent: the lease is in force until at least a TTL
+	// later (Confirm).
+	confirmed map[string]time.Time
+	// round is closed, and replaced, each time a renewal round ends, for
+	// the streams that wait on Confirm.
+	round chan struct{}
 	// inflight counts the requests this replica is serving per thread;
 	// their leases are renewed and never released under them.
 	inflight map[string]int
@@ -99,8 +106,8 @@ func New(o Options) *Cluster {
 	}
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	c := &Cluster{o: o, id: hex.EncodeToString(b[:]), held: map[string]string{}, inflight: map[string]int{}, allowed: map[string]bool{},
-		drained: make(chan struct{})}
+	c := &Cluster{o: o, id: hex.EncodeToString(b[:]), held: map[string]string{}, confirmed: map[string]time.Time{},
+		inflight: map[string]int{}, allowed: map[string]bool{}, drained: make(chan struct{}), round: make(chan struct{})}
 	for _, u := range append([]string{o.AdvertiseURL}, o.ReplicaURLs...) {
 		if u != "" {
 			c.allowed[normalURL(u)] = true
@@ -230,6 +237,7 @@ func (c *Cluster) claim(ctx context.Context, threadID, mode string) (Owner, erro
 	if refuse {
 		return Owner{}, ErrDraining
 	}
+	sent := time.Now()
 	res, err := claimScript.Run(ctx, c.o.Client, []string{owner, doc}, c.claimArgs(mine, mode)...).Slice()
 	if err != nil {
 		return Owner{}, fmt.Errorf("cluster: redis: %w", err)
@@ -242,6 +250,7 @@ func (c *Cluster) claim(ctx context.Context, threadID, mode string) (Owner, erro
 	case 1, 2:
 		c.mu.Lock()
 		c.held[threadID] = value
+		c.confirmed[threadID] = sent
 		c.inflight[threadID]++
 		c.mu.Unlock()
 		var once sync.Once
@@ -341,6 +350,10 @@ func (c *Cluster) renew(ctx context.Context) {
 		}
 	}
 	c.renewBusy(ctx, busy, held)
+	c.mu.Lock()
+	close(c.round)
+	c.round = make(chan struct{})
+	c.mu.Unlock()
 	c.releaseIdle(ctx, idle)
 }
 
@@ -366,6 +379,7 @@ func (c *Cluster) renewBusy(ctx context.Context, ids []string, held map[string]s
 			}
 		}
 	}
+	sent := time.Now()
 	_, _ = c.o.Client.Pipelined(ctx, func(p redis.Pipeliner) error { run(p, false); return nil })
 	if slices.ContainsFunc(cmds, func(cmd *redis.Cmd) bool { return redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") }) {
 		_, _ = c.o.Client.Pipelined(ctx, func(p redis.Pipeliner) error { run(p, true); return nil })
@@ -384,9 +398,11 @@ func (c *Cluster) renewBusy(ctx context.Context, ids []string, held map[string]s
 		if kind == 1 {
 			if c.held[id] == held[id] {
 				c.held[id] = value
+				c.confirmed[id] = sent
 			}
 		} else if c.held[id] == held[id] {
 			delete(c.held, id)
+			delete(c.confirmed, id)
 		}
 		c.mu.Unlock()
 		if kind != 1 {
@@ -426,6 +442,7 @@ func (c *Cluster) releaseIdle(ctx context.Context, ids []string) {
 			continue
 		}
 		delete(c.held, id)
+		delete(c.confirmed, id)
 		owner, _, err := c.keys(id)
 		if err == nil {
 			rels = append(rels, rel{id, owner, value})
@@ -502,6 +519,43 @@ func (c *Cluster) ReleaseAll(ctx context.Context) {
 	}
 	c.mu.Unlock()
 	c.releaseIdle(ctx, ids)
+}
+
+// ErrLeaseLost is Confirm's answer once this replica's lease on a thread
+// is no longer the one a stream was served under: another replica may
+// own the thread.
+var ErrLeaseLost = errors.New("cluster: this replica's lease on the thread was lost")
+
+// confirmMargin is the part of the TTL a lease is not relied on for: a
+// stream must not write at the very moment its lease may lapse.
+func (c *Cluster) confirmMargin() time.Duration { return c.o.TTL / 8 }
+
+// Confirm returns nil at once while this replica's lease on a thread is
+// sure to be in force: it is still lease (the one the stream was served
+// under), and the claim or renewal that last kept it was sent less than
+// a TTL (minus a margin) ago, so it cannot have lapsed in Redis. Past
+// that it waits for the renewals: nil once one kept the lease (a Redis
+// stall that nobody else could use), ErrLeaseLost once the lease is gone,
+// or ctx's error. A stream writes nothing while it waits, so that two
+// replicas never stream one thread at once (docs/decisions.md, "A stream
+// pauses when its lease may have lapsed").
+func (c *Cluster) Confirm(ctx context.Context, threadID, lease string) error {
+	for {
+		c.mu.Lock()
+		held, since, round := c.held[threadID], c.confirmed[threadID], c.round
+		c.mu.Unlock()
+		if held != lease {
+			return ErrLeaseLost
+		}
+		if time.Since(since) < c.o.TTL-c.confirmMargin() {
+			return nil
+		}
+		select {
+		case <-round:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // Held reports how many thread leases this replica holds.

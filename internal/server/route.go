@@ -19,6 +19,10 @@ type Cluster interface {
 	ClaimExisting(ctx context.Context, threadID string) (cluster.Owner, error)
 	Forwarded(r *http.Request) bool
 	Forward(w http.ResponseWriter, r *http.Request, body []byte, owner cluster.Owner) error
+	// Confirm returns nil while this replica's lease on the thread is
+	// still lease and sure to be in force, waiting for the renewals when
+	// it may have lapsed; cluster.ErrLeaseLost once it is gone.
+	Confirm(ctx context.Context, threadID, lease string) error
 }
 
 // CodeOwnerUnavailable answers a request whose thread is owned by a
@@ -72,7 +76,10 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, body []byte, thr
 		if done == nil {
 			done = nop
 		}
-		return state.WithLease(r.Context(), owner.Lease), done, true
+		ctx := withConfirm(state.WithLease(r.Context(), owner.Lease), lang, func(ctx context.Context) error {
+			return c.Confirm(ctx, threadID, owner.Lease)
+		})
+		return ctx, done, true
 	}
 	if c.Forwarded(r) {
 		// The replica that sent this thought we own the thread; the lease

@@ -43,7 +43,7 @@ func (h *Handler) stream(ctx context.Context, w http.ResponseWriter, run *adapte
 		// RUN_STARTED at once, and the headers go in the same write.
 		_ = sw.Start() // on failure Stream's writes fail fast and release the thread
 	}
-	run.Stream(ctx, sw)
+	run.Stream(ctx, h.sinkFor(ctx, sw))
 }
 
 // admitRun runs the checks and the admission; it answers a refusal itself

@@ -69,5 +69,5 @@ func (h *Handler) observe(ctx context.Context, w http.ResponseWriter, o *adapter
 	sw := agui.NewWriter(w, agui.WriterOptions{Heartbeat: -1, WriteTimeout: h.opts.StreamWriteTimeout})
 	defer sw.Close()
 	_ = sw.Start() // on failure Stream's writes fail fast and release the thread
-	o.Stream(ctx, sw, lang)
+	o.Stream(ctx, h.sinkFor(ctx, sw), lang)
 }
