@@ -334,3 +334,59 @@ func pipelinePanicChild(t *testing.T, url string) {
 	time.Sleep(5 * time.Second) // the process is gone before this ends
 	t.Fatal("the process survived the pipeline's panic")
 }
+
+// twiceHook runs every pipeline twice, as go-redis does when the
+// connection breaks after Redis ran the pipeline but before its answers
+// were read: the whole pipeline is sent again.
+type twiceHook struct{}
+
+func (twiceHook) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (twiceHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (twiceHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		switch cmds[0].Name() {
+		case "hello", "auth", "select", "client", "ping":
+			return next(ctx, cmds)
+		}
+		if err := next(ctx, cmds); err != nil {
+			return err
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// TestSaveSentTwiceIsOneSave: a save whose pipeline is sent again after
+// it ran (its answer lost with the connection) answers success with the
+// revision it wrote, not a conflict (which would make the writer re-apply
+// a change already stored: a new run answered DUPLICATE_RUN_ID), and it
+// is stored and logged once. A stale save sent twice is still a conflict.
+func TestSaveSentTwiceIsOneSave(t *testing.T) {
+	c, err := Open(redistest.URL(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.AddHook(twiceHook{})
+	ctx := context.Background()
+	if err := saveScript.Load(ctx, c).Err(); err != nil {
+		t.Fatal(err)
+	}
+	s := New(c, fmt.Sprintf("twice-%d:", time.Now().UnixNano()))
+	th := storetest.Thread("thread-twice")
+	rev, err := s.Save(ctx, th, state.NoRevision)
+	if err != nil || rev != "1" {
+		t.Fatalf("first save sent twice: %q %v", rev, err)
+	}
+	th.RunDigests["run-2"] = "d"
+	rev, err = s.Save(ctx, th, rev)
+	if err != nil || rev != "2" {
+		t.Fatalf("second save sent twice: %q %v", rev, err)
+	}
+	if _, err := s.Save(ctx, th, "1"); !errors.Is(err, state.ErrConflict) {
+		t.Fatalf("stale save sent twice: %v, want a conflict", err)
+	}
+	h, err := s.History(ctx, "thread-twice")
+	if err != nil || len(h) != 2 {
+		t.Fatalf("history %v %v, want two saves", h, err)
+	}
+}

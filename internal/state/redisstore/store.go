@@ -2,6 +2,8 @@ package redisstore
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -59,20 +61,34 @@ func LeaseKeys(prefix, threadID string) (owner, doc string, err error) {
 // its owner); it bumps the revision and logs it. It answers {1, new revision}, {0, stored revision} or {2, ""}
 // (fenced). A hash that held only the fencing counter had the lease's
 // expiry; the first document makes it permanent.
+//
+// ARGV[5] is the save's own random id, kept in the hash as "wid": the
+// same save run again (go-redis sends a pipeline again, whole, when its
+// connection breaks before every answer is read) finds its own write and
+// answers {1, stored revision} instead of a conflict, which would make the
+// writer re-apply a change that is already stored.
 var saveScript = redis.NewScript(`
+local cur = redis.call('HGET', KEYS[1], 'rev')
+if not cur then cur = '' end
+if cur ~= ARGV[1] and cur ~= '' and redis.call('HGET', KEYS[1], 'wid') == ARGV[5] then return {1, cur} end
 if ARGV[4] ~= '' then
   local owner = redis.call('GET', KEYS[3])
   if owner ~= ARGV[4] and (owner or redis.call('HGET', KEYS[1], 'fence') ~= string.match(ARGV[4], ' (%d+)$')) then return {2, ''} end
 end
-local cur = redis.call('HGET', KEYS[1], 'rev')
-if not cur then cur = '' end
 if cur ~= ARGV[1] then return {0, cur} end
 local rev = redis.call('HINCRBY', KEYS[1], 'rev', 1)
-redis.call('HSET', KEYS[1], 'doc', ARGV[2])
+redis.call('HSET', KEYS[1], 'doc', ARGV[2], 'wid', ARGV[5])
 if cur == '' then redis.call('PERSIST', KEYS[1]) end
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'rev', rev, 'prev', ARGV[1])
 return {1, tostring(rev)}
 `)
+
+// writeID returns a save's random id (saveScript's ARGV[5]).
+func writeID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
 
 // Load implements state.Store.
 func (s *Store) Load(ctx context.Context, threadID string) (*state.Thread, state.Revision, error) {
@@ -115,7 +131,7 @@ func (s *Store) Save(ctx context.Context, t *state.Thread, prev state.Revision) 
 		return state.NoRevision, fmt.Errorf("%w: %w", state.ErrInvalidDocument, err)
 	}
 	owner, _, _ := LeaseKeys(s.prefix, t.ThreadID)
-	sc := &saveCmd{keys: []string{key, history, owner}, args: []any{string(prev), data, HistoryLength, state.LeaseOf(ctx)}}
+	sc := &saveCmd{keys: []string{key, history, owner}, args: []any{string(prev), data, HistoryLength, state.LeaseOf(ctx), writeID()}}
 	s.batch.do(sc)
 	res, err := sc.cmd.Slice()
 	if err != nil {
