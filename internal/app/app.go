@@ -156,6 +156,7 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	}
 	h := server.New(opts)
 	srv := server.NewHTTPServer(addr, h, server.Timeouts{})
+	silent := trackSilentConns(srv)
 	logger.Info("AG-UI adapter listening", "url", "http://"+ln.Addr().String()+"/", "a2a", up.url, "upstream", up.kind,
 		"stateStore", storeKind(cfg), "stateDir", cfg.StateDir, "compat", cfg.Compat, "version", bi.Version, "commit", bi.Commit, "auth", cfg.AuthToken != "")
 	ctx, cancel := context.WithCancel(ctx)
@@ -181,7 +182,7 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	// straight or forwarded; requests of other threads are answered
 	// OWNER_UNAVAILABLE meanwhile, and retried on another replica.
 	cl.wait(sctx)
-	if err := srv.Shutdown(sctx); err != nil {
+	if err := silent.shutdown(sctx, srv); err != nil {
 		_ = srv.Close()
 	}
 	cl.handOver(logger)

@@ -389,3 +389,28 @@ func TestCommandLineErrors(t *testing.T) {
 		t.Fatalf("unknown flag: %d, stdout %q, stderr %q", code, out2.String(), errb2.String())
 	}
 }
+
+// TestStopClosesSilentConnections: a client's connection that never sent
+// a request (a transport's spare) does not hold the stop: net/http waits
+// 5 s for such a connection, the stop closes it at once.
+func TestStopClosesSilentConnections(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	r := startMain(t, nil)
+	r.waitHealthy(t)
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(r.port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	start := time.Now()
+	r.cancel()
+	if code := r.wait(t); code != 0 {
+		t.Fatalf("Main = %d after cancel", code)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Fatalf("the stop took %v with a silent connection open", took)
+	}
+	if _, err := c.Read(make([]byte, 1)); err == nil {
+		t.Fatal("the silent connection is still open")
+	}
+}
