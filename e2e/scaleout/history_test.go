@@ -78,8 +78,10 @@ func (h *history) front(t testing.TB, replica int, agentURL string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	tr := &http.Transport{MaxIdleConnsPerHost: 64}
 	proxy := &httputil.ReverseProxy{
 		Rewrite:       func(pr *httputil.ProxyRequest) { pr.SetURL(target) },
+		Transport:     tr,
 		FlushInterval: -1,
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, _ error) {
 			w.WriteHeader(http.StatusBadGateway)
@@ -96,7 +98,7 @@ func (h *history) front(t testing.TB, replica int, agentURL string) string {
 		defer func() { h.update(func() { c.end = time.Now() }) }()
 		proxy.ServeHTTP(w, r)
 	}))
-	t.Cleanup(srv.Close)
+	t.Cleanup(func() { srv.Close(); tr.CloseIdleConnections() })
 	return srv.URL + "/"
 }
 
