@@ -384,6 +384,7 @@ func (c *Cluster) renewBusy(ctx context.Context, ids []string, held map[string]s
 	if slices.ContainsFunc(cmds, func(cmd *redis.Cmd) bool { return redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") }) {
 		_, _ = c.o.Client.Pipelined(ctx, func(p redis.Pipeliner) error { run(p, true); return nil })
 	}
+	stray := map[string]string{}
 	for i, id := range ids {
 		res, err := cmds[i].Slice()
 		if err != nil {
@@ -399,6 +400,12 @@ func (c *Cluster) renewBusy(ctx context.Context, ids []string, held map[string]s
 			if c.held[id] == held[id] {
 				c.held[id] = value
 				c.confirmed[id] = sent
+			} else if _, ok := c.held[id]; !ok {
+				// Released while the renewal was on its way (a stopping
+				// replica's hand-over): run after the release, the
+				// renewal found no lease and the fencing token unchanged,
+				// and took it again as if it had lapsed.
+				stray[id] = value
 			}
 		} else if c.held[id] == held[id] {
 			delete(c.held, id)
@@ -407,6 +414,42 @@ func (c *Cluster) renewBusy(ctx context.Context, ids []string, held map[string]s
 		c.mu.Unlock()
 		if kind != 1 {
 			c.o.Logger.WarnContext(ctx, "Thread lease lost to another replica; this replica's writes of it are refused", "threadId", id)
+		}
+	}
+	c.releaseStray(ctx, stray)
+}
+
+// releaseStray gives up leases a renewal took again after they were
+// released here (thread id → lease), unless the thread is held here
+// again by now. Like releaseIdle, it holds the threads' stripes.
+func (c *Cluster) releaseStray(ctx context.Context, stray map[string]string) {
+	if len(stray) == 0 {
+		return
+	}
+	var stripes []int
+	for id := range stray {
+		stripes = append(stripes, c.stripe(id))
+	}
+	slices.Sort(stripes)
+	stripes = slices.Compact(stripes)
+	for _, s := range stripes {
+		c.stripes[s].Lock()
+	}
+	defer func() {
+		for _, s := range stripes {
+			c.stripes[s].Unlock()
+		}
+	}()
+	for id, value := range stray {
+		c.mu.Lock()
+		_, again := c.held[id]
+		c.mu.Unlock()
+		owner, _, err := c.keys(id)
+		if again || err != nil {
+			continue
+		}
+		if err := releaseScript.Run(ctx, c.o.Client, []string{owner}, value).Err(); err != nil {
+			c.o.Logger.WarnContext(ctx, "Could not release a thread lease", "threadId", id, "error", err)
 		}
 	}
 }

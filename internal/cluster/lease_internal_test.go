@@ -65,3 +65,36 @@ func TestReleaseDuringOutageNeverDropsAClaimedLease(t *testing.T) {
 		t.Fatalf("a write under the lease the claim returned: %v", err)
 	}
 }
+
+// TestRenewalAfterReleaseDoesNotRetakeTheLease is the regression test for
+// a thread refused for a whole TTL after a rolling restart: a stopping
+// replica released a lease while a renewal of it was on its way; run
+// after the release, the renewal found no lease and the fencing token
+// unchanged, took the lease again as if it had lapsed, and nobody released
+// it. The renewal here carries the lease the replica held before the
+// release, as that one did.
+func TestRenewalAfterReleaseDoesNotRetakeTheLease(t *testing.T) {
+	c, err := redisstore.Open(redistest.URL(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	prefix := "stray-" + time.Now().Format("150405.000000") + ":"
+	cl := New(Options{Client: c, Prefix: prefix, AdvertiseURL: "http://127.0.0.1:1/", Token: "x", TTL: 30 * time.Second})
+	ctx := context.Background()
+	o, err := cl.Claim(ctx, "thread-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Done()
+	held := map[string]string{"thread-1": o.Lease} // the renewal's snapshot
+	cl.release(ctx, "thread-1")
+	cl.renewBusy(ctx, []string{"thread-1"}, held)
+	owner, _, _ := redisstore.LeaseKeys(prefix, "thread-1")
+	if n, err := c.Exists(ctx, owner).Result(); err != nil || n != 0 {
+		t.Fatalf("the lease released before the renewal ran exists again (%d, %v)", n, err)
+	}
+	if cl.Held() != 0 {
+		t.Fatalf("the replica holds %d leases", cl.Held())
+	}
+}
