@@ -23,17 +23,7 @@ import (
 
 var binary string
 
-func TestMain(m *testing.M) {
-	bin, cleanup, err := e2etest.Build("../cmd/iac-code-agui", "-race")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = bin
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { e2etest.Main(m, &binary, "../cmd/iac-code-agui", "-race") }
 
 // Server is a running binary.
 type Server struct {

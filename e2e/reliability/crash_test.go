@@ -392,7 +392,7 @@ var crashPoints = []string{"before", "written", "written:powerloss", "synced", "
 func TestCrashConsistency(t *testing.T) {
 	bin := crashBin(t)
 	target, phases := 30, crashPoints // target: kills
-	if long() {
+	if e2etest.Long() {
 		target = 200
 	}
 	agent := startAgent(t, demoagent.Options{StepDelay: time.Millisecond})
@@ -404,7 +404,7 @@ func TestCrashConsistency(t *testing.T) {
 		for n := 1; ; n++ {
 			fired := false
 			for i, phase := range phases {
-				if !long() && i != n%len(phases) {
+				if !e2etest.Long() && i != n%len(phases) {
 					continue
 				}
 				if ext.round(ext.newCycle(kind), 0, fmt.Sprintf("IAC_CODE_AGUI_CRASH_AT=%d:%s", n, phase)) {

@@ -70,7 +70,7 @@ func TestEarlyDisconnectCancelsTheTask(t *testing.T) {
 	s := startServer(t, serverOpts{agentURL: agent.URL})
 	cwd := filepath.Join(s.Root, "ws")
 	threads := 60
-	if long() {
+	if e2etest.Long() {
 		threads = 300
 	}
 	var wg sync.WaitGroup

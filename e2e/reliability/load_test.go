@@ -29,7 +29,7 @@ import (
 // CI: 100 threads × 5 runs; IAC_CODE_AGUI_LONG=1: 500 × 20.
 func TestLoad(t *testing.T) {
 	threads, runs := 100, 5
-	if long() {
+	if e2etest.Long() {
 		threads, runs = 500, 20
 	}
 	s := startServer(t, serverOpts{})

@@ -33,20 +33,7 @@ import (
 // a race-enabled build.
 var binary string
 
-func TestMain(m *testing.M) {
-	bin, cleanup, err := e2etest.Build("../../cmd/iac-code-agui")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	binary = bin
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
-
-// long reports the long mode (IAC_CODE_AGUI_LONG=1).
-func long() bool { return os.Getenv("IAC_CODE_AGUI_LONG") == "1" }
+func TestMain(m *testing.M) { e2etest.Main(m, &binary, "../../cmd/iac-code-agui") }
 
 // server is one running binary.
 type server struct {

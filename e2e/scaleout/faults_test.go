@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 	"github.com/iac-code-agui/iac-code-agui/internal/state/redisstore"
 )
 
@@ -183,7 +184,7 @@ var faultMix = []string{"turn", "slow", "observed permission", "cancel", "permis
 // CI: 30 threads; IAC_CODE_AGUI_LONG=1: 150.
 func TestRedisLatency(t *testing.T) {
 	threads := 30
-	if long() {
+	if e2etest.Long() {
 		threads = 150
 	}
 	f := newFleet(t, 3, "2", 0)
@@ -241,7 +242,7 @@ func TestRedisLatency(t *testing.T) {
 // CI: 6 waiting threads; IAC_CODE_AGUI_LONG=1: 40.
 func TestPartitionFromRedis(t *testing.T) {
 	waiting := 6
-	if long() {
+	if e2etest.Long() {
 		waiting = 40
 	}
 	f := newFleet(t, 3, "2", 1500*time.Millisecond)
@@ -410,7 +411,7 @@ func results(as []*attempt) string {
 // CI: 30 threads; IAC_CODE_AGUI_LONG=1: 150.
 func TestConnectionCutMidPipeline(t *testing.T) {
 	threads := 30
-	if long() {
+	if e2etest.Long() {
 		threads = 150
 	}
 	f := newFleet(t, 3, "3", 0)

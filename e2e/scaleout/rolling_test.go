@@ -3,6 +3,7 @@ package scaleout
 import (
 	"context"
 	"fmt"
+	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 	"slices"
 	"strings"
 	"sync"
@@ -119,7 +120,7 @@ func (l *load) problems() []string {
 // threads, three rounds.
 func TestRollingRestart(t *testing.T) {
 	threads, rounds := 200, 1
-	if long() {
+	if e2etest.Long() {
 		threads, rounds = 500, 3
 	}
 	f := newFleet(t, 3, "15", 0)

@@ -1,5 +1,5 @@
 // Package e2etest owns the pieces the end-to-end suites share: building the
-// binary under test, a free loopback port, a buffer that collects a
+// binary under test (TestMain, the long mode), a free loopback port, a buffer that collects a
 // process's output from several goroutines, decoding an SSE answer, and
 // reading one series of a /metrics exposition.
 //
@@ -39,6 +39,25 @@ func Build(dir string, flags ...string) (bin string, cleanup func(), err error) 
 	}
 	return bin, cleanup, nil
 }
+
+// Main is a suite's TestMain: it builds the binary at dir with flags
+// (see Build) into *bin, runs the tests and removes the binary. A build
+// failure ends the process with status 1.
+func Main(m *testing.M, bin *string, dir string, flags ...string) {
+	b, cleanup, err := Build(dir, flags...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	*bin = b
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
+// Long reports the long mode (IAC_CODE_AGUI_LONG=1): the suites' bigger
+// sizes, kept out of CI.
+func Long() bool { return os.Getenv("IAC_CODE_AGUI_LONG") == "1" }
 
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
 func FreePort(t testing.TB) int {
