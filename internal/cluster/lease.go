@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"iter"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -419,15 +421,12 @@ func (c *Cluster) renewBusy(ctx context.Context, ids []string, held map[string]s
 	c.releaseStray(ctx, stray)
 }
 
-// releaseStray gives up leases a renewal took again after they were
-// released here (thread id → lease), unless the thread is held here
-// again by now. Like releaseIdle, it holds the threads' stripes.
-func (c *Cluster) releaseStray(ctx context.Context, stray map[string]string) {
-	if len(stray) == 0 {
-		return
-	}
+// lockStripes locks the stripes of the threads ids, in ascending order so
+// that two callers cannot deadlock, and returns the function that unlocks
+// them.
+func (c *Cluster) lockStripes(ids iter.Seq[string]) (unlock func()) {
 	var stripes []int
-	for id := range stray {
+	for id := range ids {
 		stripes = append(stripes, c.stripe(id))
 	}
 	slices.Sort(stripes)
@@ -435,11 +434,21 @@ func (c *Cluster) releaseStray(ctx context.Context, stray map[string]string) {
 	for _, s := range stripes {
 		c.stripes[s].Lock()
 	}
-	defer func() {
+	return func() {
 		for _, s := range stripes {
 			c.stripes[s].Unlock()
 		}
-	}()
+	}
+}
+
+// releaseStray gives up leases a renewal took again after they were
+// released here (thread id → lease), unless the thread is held here
+// again by now. Like releaseIdle, it holds the threads' stripes.
+func (c *Cluster) releaseStray(ctx context.Context, stray map[string]string) {
+	if len(stray) == 0 {
+		return
+	}
+	defer c.lockStripes(maps.Keys(stray))()
 	for id, value := range stray {
 		c.mu.Lock()
 		_, again := c.held[id]
@@ -462,20 +471,7 @@ func (c *Cluster) releaseIdle(ctx context.Context, ids []string) {
 	if len(ids) == 0 {
 		return
 	}
-	var stripes []int
-	for _, id := range ids {
-		stripes = append(stripes, c.stripe(id))
-	}
-	slices.Sort(stripes)
-	stripes = slices.Compact(stripes)
-	for _, s := range stripes {
-		c.stripes[s].Lock()
-	}
-	defer func() {
-		for _, s := range stripes {
-			c.stripes[s].Unlock()
-		}
-	}()
+	defer c.lockStripes(slices.Values(ids))()
 	type rel struct{ id, owner, value string }
 	var rels []rel
 	c.mu.Lock()
