@@ -9,6 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/iac-code-agui/iac-code-agui/internal/reqid"
 )
 
@@ -27,6 +30,9 @@ type Client struct {
 	hc       *http.Client
 	idle     time.Duration
 	maxFrame int
+	// tracer and prop are set by WithTracing (trace.go); nil when off.
+	tracer trace.Tracer
+	prop   propagation.TextMapPropagator
 }
 
 // Option configures a Client.
@@ -122,6 +128,7 @@ func (c *Client) do(ctx context.Context, method, url string, body []byte, stream
 	if id := reqid.From(ctx); id != "" {
 		h[reqid.Header] = []string{id}
 	}
+	c.inject(ctx, h)
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		wd.stop()
@@ -155,14 +162,20 @@ func (c *Client) readAll(cl *call) ([]byte, error) {
 	return b, nil
 }
 
-// plain performs a side-route request and returns the 2xx status and body.
-func (c *Client) plain(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
+// plain performs a side-route request and returns the 2xx status and
+// body. route names its span; "" makes none (the health probe).
+func (c *Client) plain(ctx context.Context, method, path, route string, body []byte) (status int, b []byte, err error) {
+	if route != "" {
+		var span trace.Span
+		ctx, span = c.startSpan(ctx, method+" "+route, "")
+		defer func() { endSpan(span, err) }()
+	}
 	cl, err := c.do(ctx, method, c.base+path, body, false)
 	if err != nil {
 		return 0, nil, err
 	}
 	defer cl.done()
-	b, err := c.readAll(cl)
+	b, err = c.readAll(cl)
 	return cl.resp.StatusCode, b, err
 }
 

@@ -11,7 +11,7 @@ import (
 
 // Health probes GET <base>health with the token; nil on a 2xx answer.
 func (c *Client) Health(ctx context.Context) error {
-	_, _, err := c.plain(ctx, http.MethodGet, "health", nil)
+	_, _, err := c.plain(ctx, http.MethodGet, "health", "", nil)
 	return err
 }
 
@@ -24,7 +24,7 @@ func (c *Client) PipelineState(ctx context.Context, taskID string, afterSequence
 	if afterSequence >= 0 {
 		q.Set("afterSequence", strconv.FormatInt(afterSequence, 10))
 	}
-	_, b, err := c.plain(ctx, http.MethodGet, "iac-code/pipeline/state?"+q.Encode(), nil)
+	_, b, err := c.plain(ctx, http.MethodGet, "iac-code/pipeline/state?"+q.Encode(), "/iac-code/pipeline/state", nil)
 	if err != nil {
 		var he *HTTPError
 		if errors.As(err, &he) && he.StatusCode == http.StatusNotFound {
@@ -58,7 +58,7 @@ func (c *Client) EnsureRestored(ctx context.Context, cwd, sessionID, taskID stri
 	if err != nil {
 		return "", err
 	}
-	_, b, err := c.plain(ctx, http.MethodPost, "iac-code/session/ensure-restored", body)
+	_, b, err := c.plain(ctx, http.MethodPost, "iac-code/session/ensure-restored", "/iac-code/session/ensure-restored", body)
 	if err != nil {
 		var he *HTTPError
 		if errors.As(err, &he) {

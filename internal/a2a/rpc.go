@@ -2,9 +2,11 @@ package a2a
 
 import (
 	"context"
+	"time"
 
 	a2asdk "github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // JSON-RPC method names (A2A 1.0).
@@ -116,10 +118,15 @@ func (c *Client) unary(ctx context.Context, method string, params any) (*Event, 
 
 // rpcBody posts one JSON-RPC request that is answered with a single JSON
 // body, and returns that body.
-func (c *Client) rpcBody(ctx context.Context, method string, params any) ([]byte, error) {
+func (c *Client) rpcBody(ctx context.Context, method string, params any) (b []byte, err error) {
 	body, err := encodeRequest(method, params)
 	if err != nil {
 		return nil, err
+	}
+	if c.tracer != nil {
+		var span trace.Span
+		ctx, span = c.startSpan(ctx, method, method)
+		defer func() { endSpan(span, err) }()
 	}
 	cl, err := c.do(ctx, "POST", c.base, body, false)
 	if err != nil {
@@ -129,10 +136,24 @@ func (c *Client) rpcBody(ctx context.Context, method string, params any) ([]byte
 	return c.readAll(cl)
 }
 
-func (c *Client) stream(ctx context.Context, method string, params any) (*Stream, error) {
+func (c *Client) stream(ctx context.Context, method string, params any) (s *Stream, err error) {
 	body, err := encodeRequest(method, params)
 	if err != nil {
 		return nil, err
+	}
+	var ss *streamSpan
+	if c.tracer != nil {
+		var span trace.Span
+		ctx, span = c.startSpan(ctx, method, method)
+		ss = &streamSpan{span: span, start: time.Now()}
+		defer func() {
+			if err != nil {
+				ss.fail(err)
+				ss.end()
+			} else {
+				s.span = ss
+			}
+		}()
 	}
 	cl, err := c.do(ctx, "POST", c.base, body, true)
 	if err != nil {

@@ -17,6 +17,7 @@ type Stream struct {
 	err     error         // sticky transport error
 	dec     frame.Decoder // keeps what the stream's frames repeat
 	once    sync.Once
+	span    *streamSpan // nil when tracing is off (trace.go)
 }
 
 // Next returns the next event. It returns io.EOF at the end of the stream,
@@ -30,9 +31,13 @@ func (s *Stream) Next() (*Event, error) {
 	if s.sse == nil {
 		if ev := s.pending; ev != nil {
 			s.pending = nil
+			if s.span != nil {
+				s.span.event()
+			}
 			return ev, nil
 		}
 		s.err = io.EOF
+		s.Close()
 		return nil, io.EOF
 	}
 	data, isErr, err := s.sse.next()
@@ -43,8 +48,14 @@ func (s *Stream) Next() (*Event, error) {
 			err = ctxCause(s.cl.ctx, err)
 		}
 		s.err = err
+		if s.span != nil {
+			s.span.fail(err)
+		}
 		s.Close()
 		return nil, err
+	}
+	if s.span != nil {
+		s.span.event()
 	}
 	return decodeFrame(&s.dec, data, isErr)
 }
@@ -54,6 +65,9 @@ func (s *Stream) Close() error {
 	s.once.Do(func() {
 		if s.cl != nil {
 			s.cl.done()
+		}
+		if s.span != nil {
+			s.span.end()
 		}
 	})
 	return nil

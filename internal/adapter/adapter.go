@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
@@ -27,6 +29,9 @@ type Options struct {
 	// Observer receives run, admission and state-write facts for metrics;
 	// nil means none.
 	Observer Observer
+
+	// Tracer makes the admission and run spans (trace.go); nil means none.
+	Tracer trace.Tracer
 
 	// ExcludedWorkspaces are directories no workspace may be in or below:
 	// the state directory (protocol.md §3.4).
@@ -52,6 +57,7 @@ type Adapter struct {
 	log    *slog.Logger
 	now    func() time.Time
 	obs    Observer
+	tracer trace.Tracer // nil: tracing is off
 	compat compat
 
 	mu        sync.Mutex // guards threads and lastActivity
@@ -110,6 +116,7 @@ func New(o Options) *Adapter {
 		log:          o.Logger,
 		now:          o.Now,
 		obs:          o.Observer,
+		tracer:       o.Tracer,
 		compat:       compat{copilotKit: o.CopilotKitCompat},
 		threads:      make(map[string]*thread),
 		maxCached:    o.MaxCachedThreads,

@@ -47,18 +47,22 @@ func isNotFound(err error) bool { return errors.Is(err, state.ErrNotFound) }
 // Admit runs the admission algorithm of protocol.md §3.6. It returns an
 // *Error with the HTTP status to answer when the request is refused.
 func (a *Adapter) Admit(ctx context.Context, req Request) (*Run, error) {
+	ctx, span := a.startSpan(ctx, "agui.admission")
+	defer span.End()
 	run, err := a.admit(ctx, req)
 	if err != nil && ctx.Err() != nil {
 		// The client left during admission: no refusal to count.
 		return nil, err
 	}
+	code := ""
 	if err != nil {
-		code := CodeStateUnavailable // what the server answers for a non-*Error
+		code = CodeStateUnavailable // what the server answers for a non-*Error
 		if e, ok := asError(err); ok {
 			code = e.Code
 		}
 		a.obs.AdmissionRejected(code)
 	}
+	traceAdmission(span, req, run, code)
 	return run, err
 }
 

@@ -166,6 +166,7 @@ func (rs *runState) commitAnswer(ctx context.Context, a answer, label string) er
 	if err != nil {
 		return rs.failClosed(ctx, i18n.MsgAcceptedResponseCommitFailed)
 	}
+	traceAnswers(ctx, all)
 	for _, x := range all {
 		rs.answered[x.entry.InterruptID] = true
 	}
@@ -192,6 +193,7 @@ func (rs *runState) cancelByAnswer(ctx context.Context, a answer) error {
 		doc.AddApplied(doc.Execution.ExecutionID, a.entry.InterruptID, a.digest)
 		return endExecution(doc)
 	})
+	traceAnswers(ctx, []answer{a})
 	return runErr(CodeCancelled, i18n.MsgCancelledByInterruptResponse)
 }
 

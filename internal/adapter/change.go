@@ -55,7 +55,8 @@ func (a *Adapter) updateLocked(ctx context.Context, t *thread, fn change) (*stat
 		if !errors.Is(err, state.ErrConflict) || conflicts == maxConflicts {
 			return t.doc, err
 		}
-		a.log.Warn("AG-UI thread changed in the store; reloading", "threadId", next.ThreadID)
+		a.reqLog(ctx).Warn("AG-UI thread changed in the store; reloading", "threadId", next.ThreadID)
+		traceConflict(ctx, conflicts+1)
 		t.loaded = false
 		if err := a.loadLocked(ctx, t, next.ThreadID); err != nil {
 			return t.doc, err

@@ -37,6 +37,7 @@ func guidanceRefusal(doc *state.Thread, run *Run) error {
 // the same (detachUntilTask) and the pipeline runs on.
 func (r *Run) streamGuidance(ctx context.Context, sink Sink) {
 	rs := r.newRunState(sink)
+	ctx = rs.startSpan(ctx)
 	r.a.obs.RunStarted(RunKindGuidance)
 	r.log.Info("run started", "kind", RunKindGuidance)
 	defer func() {

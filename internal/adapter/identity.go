@@ -184,7 +184,7 @@ func (rs *runState) commitInterrupt(ctx context.Context, inputs []mapper.Input) 
 	if err != nil {
 		return rs.failClosed(ctx, i18n.MsgInterruptedStateCommitFailed)
 	}
-	rs.r.a.observeInterrupts(added)
+	rs.r.a.observeInterrupts(ctx, added)
 	return rs.announceInterrupts(ctx)
 }
 

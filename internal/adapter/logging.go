@@ -10,6 +10,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
 	"github.com/iac-code-agui/iac-code-agui/internal/agui"
 	"github.com/iac-code-agui/iac-code-agui/internal/reqid"
+	"github.com/iac-code-agui/iac-code-agui/internal/tracing"
 )
 
 // Logging rules: a line names ids (request, thread, run, execution, task),
@@ -18,11 +19,14 @@ import (
 // request metadata, keys included, into task history (protocol.md §11).
 
 // reqLog is the adapter's logger with the request id of ctx, if any.
+// Inside a traced request every line also carries the trace and span ids
+// of ctx (tracing.Logger).
 func (a *Adapter) reqLog(ctx context.Context) *slog.Logger {
+	l := tracing.Logger(ctx, a.log)
 	if id := reqid.From(ctx); id != "" {
-		return a.log.With("requestId", id)
+		return l.With("requestId", id)
 	}
-	return a.log
+	return l
 }
 
 // runLog is the logger of an admitted run: every line carries the request,

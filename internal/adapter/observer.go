@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"context"
 	"time"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/mapper"
@@ -78,12 +79,14 @@ func (rs *runState) report() {
 	}
 	d := time.Since(rs.started)
 	rs.r.a.obs.RunEnded(rs.kind(), outcome, rs.code, rs.events, d)
+	rs.traceRunEnd(outcome, d)
 	rs.r.log.Info("run ended", "kind", rs.kind(), "outcome", outcome, "code", rs.code, "events", rs.events,
 		"durationMs", float64(d.Microseconds())/1000)
 }
 
 // observeInterrupts reports the inputs just made durable.
-func (a *Adapter) observeInterrupts(inputs []mapper.Input) {
+func (a *Adapter) observeInterrupts(ctx context.Context, inputs []mapper.Input) {
+	traceInterrupts(ctx, inputs)
 	for _, in := range inputs {
 		a.obs.Interrupt(string(projection.KindOf(in.Projection)))
 	}

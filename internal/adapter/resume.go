@@ -202,7 +202,7 @@ func (rs *runState) reconcile(ctx context.Context, task *a2a.Event, inputs []map
 			announced[id] = false
 		}
 	}
-	rs.r.a.observeInterrupts(added)
+	rs.r.a.observeInterrupts(ctx, added)
 	return announced, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
 	"github.com/iac-code-agui/iac-code-agui/internal/agui"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
@@ -75,7 +77,11 @@ type runState struct {
 	outcome, code string
 	events        int
 	started       time.Time
-	trace         bool // --debug: log every A2A frame and AG-UI batch
+	// firstEvent is the wait from the start to the first A2A event;
+	// span is the run's span (offSpan while tracing is off).
+	firstEvent time.Duration
+	span       trace.Span
+	trace      bool // --debug: log every A2A frame and AG-UI batch
 	// sideband marks a continuation after sideband answers; catchUpDue is
 	// the pipeline catch-up it still owes (sideband.go).
 	sideband   bool
@@ -98,6 +104,7 @@ func (r *Run) Stream(ctx context.Context, sink Sink) {
 		return
 	}
 	rs := r.newRunState(sink)
+	ctx = rs.startSpan(ctx)
 	r.a.obs.RunStarted(rs.kind())
 	defer r.release(ctx, rs)
 	rs.buf = append(rs.buf, &agui.RunStarted{ThreadID: r.in.ThreadID, RunID: r.in.RunID, ParentRunID: r.in.ParentRunID})
@@ -142,7 +149,7 @@ func (r *Run) newRunState(sink Sink) *runState {
 		}
 	}
 	cfg.Answered = func(id string) bool { return answered[id] }
-	return &runState{r: r, m: mapper.New(cfg), sink: sink, buf: make([]agui.Event, 0, 16), answered: answered, started: time.Now(),
+	return &runState{r: r, m: mapper.New(cfg), sink: sink, buf: make([]agui.Event, 0, 16), answered: answered, started: time.Now(), span: offSpan,
 		trace: r.log.Enabled(context.Background(), slog.LevelDebug)}
 }
 
@@ -214,6 +221,9 @@ func (rs *runState) consume(ctx context.Context, s Stream, accept func() error) 
 				return got, errClientGone
 			}
 			return got, err
+		}
+		if !got && rs.firstEvent == 0 {
+			rs.firstEvent = time.Since(rs.started)
 		}
 		if !got && accept != nil {
 			if err := rs.checkIdentity(ev); err != nil {

@@ -24,7 +24,12 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/metrics"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
+	"github.com/iac-code-agui/iac-code-agui/internal/tracing"
 )
+
+// demoAgentService is the demo agent's service.name in traces, embedded or
+// on its own.
+const demoAgentService = "iac-code-agui-demo-agent"
 
 // Main runs the command line and returns the process exit status.
 func Main(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
@@ -120,7 +125,13 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		return err
 	}
 	defer ln.Close()
-	up, err := startUpstream(ctx, cfg, getenv, logger, tm)
+	m := metrics.New()
+	bi := buildinfo.Get()
+	// Tracing first and its shutdown last: the spans of the runs that end
+	// during the shutdown are flushed too (bounded, tracing.ShutdownTimeout).
+	tr := tracing.Setup(ctx, getenv, tracing.Options{Version: bi.Version, Logger: logger, Failed: m.TraceSpansDropped})
+	defer func() { _ = tr.Shutdown(context.Background()) }()
+	up, err := startUpstream(ctx, cfg, getenv, logger, tm, tr)
 	if err != nil {
 		return err
 	}
@@ -134,10 +145,9 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		return err
 	}
 	defer closeStore()
-	m := metrics.New()
 	ad := adapter.New(adapter.Options{
-		Store:        store,
-		Upstream:     adapter.A2A(a2a.New(up.url, up.token)),
+		Store:        tr.Store(store, storeKind(cfg)),
+		Upstream:     adapter.A2A(a2a.New(up.url, up.token, a2a.WithTracing(tr.TracerProvider(), tr.Propagator()))),
 		AllowedRoots: request.AllowedRoots(cfg.AllowedCWDs),
 		Logger:       logger,
 		Observer:     m,
@@ -145,20 +155,21 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		// thread files (protocol.md §3.4).
 		ExcludedWorkspaces: []string{cfg.StateDir},
 		CopilotKitCompat:   cfg.Compat == config.CompatCopilotKit,
+		Tracer:             tr.Tracer("internal/adapter"),
 	})
-	bi := buildinfo.Get()
 	opts := server.Options{Adapter: ad, AuthToken: cfg.AuthToken, Version: bi.Version, Logger: logger, Metrics: m,
 		StreamWriteTimeout: cfg.StreamWriteTimeout,
 		AllowedHosts:       allowedHosts(cfg), ListenAll: listensOnAll(cfg.Host), CORSOrigins: cfg.CORSOrigins, Upstream: up.kind}
-	cl := startCluster(ctx, cfg, rc, ad.Busy, logger)
+	cl := startCluster(ctx, cfg, rc, ad.Busy, logger, tr)
 	if cl != nil {
 		opts.Cluster = cl.Cluster
 	}
 	h := server.New(opts)
-	srv := server.NewHTTPServer(addr, h, server.Timeouts{})
+	srv := server.NewHTTPServer(addr, tr.Handler(h, h.SpanName), server.Timeouts{})
 	silent := trackSilentConns(srv)
 	logger.Info("AG-UI adapter listening", "url", "http://"+ln.Addr().String()+"/", "a2a", up.url, "upstream", up.kind,
-		"stateStore", storeKind(cfg), "stateDir", cfg.StateDir, "compat", cfg.Compat, "version", bi.Version, "commit", bi.Commit, "auth", cfg.AuthToken != "")
+		"stateStore", storeKind(cfg), "stateDir", cfg.StateDir, "compat", cfg.Compat, "version", bi.Version, "commit", bi.Commit, "auth", cfg.AuthToken != "",
+		"tracing", tr.Enabled())
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if cfg.IdleShutdown > 0 {
@@ -220,7 +231,10 @@ func runDemoAgent(args []string, getenv func(string) string, stdout, stderr io.W
 	logger := newLogger(config.LogFormatText, false, false, stdout, stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := demoagent.Run(ctx, host, port, token, getenv(demoagent.BackupDirEnv), logger); err != nil {
+	tr := tracing.Setup(ctx, getenv, tracing.Options{ServiceName: demoAgentService, Version: buildinfo.Get().Version, Logger: logger})
+	defer func() { _ = tr.Shutdown(context.Background()) }()
+	if err := demoagent.Run(ctx, host, port, demoagent.Options{Token: token, Logger: logger, BackupDir: getenv(demoagent.BackupDirEnv),
+		TracerProvider: tr.TracerProvider(), Propagator: tr.Propagator()}); err != nil {
 		fmt.Fprintln(stderr, err.Error())
 		return 1
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 	"github.com/iac-code-agui/iac-code-agui/internal/state/filestore"
 	"github.com/iac-code-agui/iac-code-agui/internal/state/redisstore"
+	"github.com/iac-code-agui/iac-code-agui/internal/tracing"
 )
 
 // storePingTimeout bounds the start-up probe of a Redis store.
@@ -97,14 +98,18 @@ type clusterRun struct {
 // advertised URL are configured; nil otherwise. Its renewal loop runs
 // until handOver, not until the signal: the leases of runs that finish
 // during the shutdown stay renewed.
-func startCluster(ctx context.Context, cfg *config.Config, c redis.UniversalClient, busy func(context.Context, string) bool, logger *slog.Logger) *clusterRun {
+func startCluster(ctx context.Context, cfg *config.Config, c redis.UniversalClient, busy func(context.Context, string) bool, logger *slog.Logger, tr *tracing.Tracing) *clusterRun {
 	if c == nil || cfg.AdvertiseURL == "" {
 		return nil
 	}
-	cl := cluster.New(cluster.Options{
+	o := cluster.Options{
 		Client: c, Prefix: cfg.RedisKeyPrefix, AdvertiseURL: cfg.AdvertiseURL, ReplicaURLs: cfg.ReplicaURLs,
 		Token: cfg.ReplicaToken, TTL: cfg.LeaseTTL, Busy: busy, Logger: logger,
-	})
+	}
+	if tr.Enabled() {
+		o.ForwardTransport = tr.ForwardTransport
+	}
+	cl := cluster.New(o)
 	rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	cr := &clusterRun{Cluster: cl, stop: stop, done: make(chan struct{})}
 	go func() { defer close(cr.done); cl.Run(rctx) }()

@@ -86,7 +86,7 @@ func (c *Cluster) Forward(w http.ResponseWriter, r *http.Request, body []byte, o
 			pr.Out.ContentLength = int64(len(body))
 			pr.Out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		},
-		Transport: forwardTransport,
+		Transport: c.forward,
 		ErrorLog:  slog.NewLogLogger(c.o.Logger.Handler(), slog.LevelWarn),
 		ErrorHandler: func(_ http.ResponseWriter, _ *http.Request, e error) {
 			err = fmt.Errorf("cluster: the owner did not answer: %w", e)

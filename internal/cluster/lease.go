@@ -9,6 +9,7 @@ import (
 	"hash/maphash"
 	"iter"
 	"log/slog"
+	"net/http"
 	"maps"
 	"slices"
 	"strings"
@@ -43,6 +44,9 @@ type Options struct {
 	// active run or interrupts waiting in this replica's A2A server.
 	Busy   func(ctx context.Context, threadID string) bool
 	Logger *slog.Logger
+	// ForwardTransport, when set, wraps the transport of forwarded
+	// requests (tracing: the request stays in its client's trace).
+	ForwardTransport func(http.RoundTripper) http.RoundTripper
 }
 
 // Cluster is one replica's view of thread ownership.
@@ -51,6 +55,8 @@ type Cluster struct {
 	id string
 	// allowed holds the normalised base URLs requests may be forwarded to.
 	allowed map[string]bool
+	// forward sends forwarded requests (forwardTransport, maybe wrapped).
+	forward http.RoundTripper
 
 	mu   sync.Mutex
 	held map[string]string // thread id → lease value we hold
@@ -110,6 +116,10 @@ func New(o Options) *Cluster {
 	_, _ = rand.Read(b[:])
 	c := &Cluster{o: o, id: hex.EncodeToString(b[:]), held: map[string]string{}, confirmed: map[string]time.Time{},
 		inflight: map[string]int{}, allowed: map[string]bool{}, drained: make(chan struct{}), round: make(chan struct{})}
+	c.forward = forwardTransport
+	if o.ForwardTransport != nil {
+		c.forward = o.ForwardTransport(forwardTransport)
+	}
 	for _, u := range append([]string{o.AdvertiseURL}, o.ReplicaURLs...) {
 		if u != "" {
 			c.allowed[normalURL(u)] = true

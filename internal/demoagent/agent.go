@@ -11,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Version is the version reported by /health and the agent card.
@@ -45,6 +48,11 @@ type Options struct {
 	// agents, like iac-code's IAC_CODE_CONFIG_BACKUP_DIR (backup.go): a
 	// pipeline waiting here can be restored and answered on another agent.
 	BackupDir string
+
+	// TracerProvider and Propagator, both set, make the agent continue
+	// its callers' traces (trace.go); nil: no spans.
+	TracerProvider trace.TracerProvider
+	Propagator     propagation.TextMapPropagator
 }
 
 // Agent is the embedded iac-code-compatible A2A 1.0 server. It is an
@@ -61,6 +69,7 @@ type Agent struct {
 	idleCtxs  *list.List // of idleEntry, oldest first
 	runsWG    sync.WaitGroup
 	bkMu      sync.Mutex // serialises the backup files and ctxRec.backup
+	tracer    trace.Tracer // nil: no spans (trace.go)
 }
 
 // New builds an agent.
@@ -85,8 +94,12 @@ func New(opts Options) *Agent {
 		lg = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Agent{opts: opts, log: lg, base: ctx, stop: cancel,
+	a := &Agent{opts: opts, log: lg, base: ctx, stop: cancel,
 		tasks: map[string]*taskRec{}, ctxs: map[string]*ctxRec{}, idleTasks: list.New(), idleCtxs: list.New()}
+	if opts.TracerProvider != nil && opts.Propagator != nil {
+		a.tracer = opts.TracerProvider.Tracer("github.com/iac-code-agui/iac-code-agui/internal/demoagent")
+	}
+	return a
 }
 
 // Close cancels every running task and waits for the executors; open

@@ -50,6 +50,10 @@ func (a *Agent) serveRPC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.log.Debug("a2a call", "method", req.Method)
+	if r2, span := a.traceMethod(r, req.Method); span != nil {
+		defer span.End()
+		r = r2
+	}
 	switch req.Method {
 	case "SendMessage", "SendStreamingMessage":
 		a.serveSend(w, r, &req)

@@ -3,7 +3,6 @@ package demoagent
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
@@ -28,7 +27,7 @@ func Start(ctx context.Context, addr string, opts Options) (*Server, error) {
 	}
 	ag := New(opts)
 	s := &Server{URL: "http://" + ln.Addr().String() + "/", Agent: ag, ln: ln, done: make(chan error, 1),
-		srv: &http.Server{Handler: ag, ReadHeaderTimeout: 10 * time.Second}}
+		srv: &http.Server{Handler: tracedHandler(ag), ReadHeaderTimeout: 10 * time.Second}}
 	go func() { s.done <- s.srv.Serve(ln) }()
 	go func() {
 		select {
@@ -51,14 +50,18 @@ func (s *Server) Close() error {
 }
 
 // Run serves the demo agent on host:port until ctx is done; it backs the
-// "iac-code-agui demo-agent" sub-command. backupDir is Options.BackupDir.
-func Run(ctx context.Context, host string, port int, token, backupDir string, logger *slog.Logger) error {
-	s, err := Start(ctx, net.JoinHostPort(host, strconv.Itoa(port)), Options{Token: token, Logger: logger, StepDelay: DefaultStepDelay, BackupDir: backupDir})
+// "iac-code-agui demo-agent" sub-command. opts.StepDelay defaults to
+// DefaultStepDelay.
+func Run(ctx context.Context, host string, port int, opts Options) error {
+	if opts.StepDelay == 0 {
+		opts.StepDelay = DefaultStepDelay
+	}
+	s, err := Start(ctx, net.JoinHostPort(host, strconv.Itoa(port)), opts)
 	if err != nil {
 		return err
 	}
-	if logger != nil {
-		logger.Info("demo A2A agent listening", "url", s.URL, "auth", token != "")
+	if opts.Logger != nil {
+		opts.Logger.Info("demo A2A agent listening", "url", s.URL, "auth", opts.Token != "")
 	}
 	<-ctx.Done()
 	return s.Close()

@@ -181,7 +181,7 @@ func TestPingComments(t *testing.T) {
 func TestRunStopsWithContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, "127.0.0.1", 0, "tok", "", nil) }()
+	go func() { done <- Run(ctx, "127.0.0.1", 0, Options{Token: "tok"}) }()
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)

@@ -47,6 +47,7 @@ type Metrics struct {
 	stateWrites   *prometheus.CounterVec
 	stateWriteDur prometheus.Histogram
 	httpRequests  *prometheus.CounterVec
+	spansDropped  prometheus.Counter
 	handler       http.Handler
 	gaugesOnce    sync.Once // ServerGauges
 }
@@ -88,10 +89,14 @@ func New() *Metrics {
 	m.httpRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: namespace, Name: "http_requests_total", Help: "HTTP requests answered, by route and status code.",
 	}, []string{"route", "code"})
+	m.spansDropped = prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: namespace, Name: "trace_spans_dropped_total",
+		Help: "Trace spans the OTLP exporter failed to deliver (collector unreachable, refusing or too slow); 0 while tracing is off.",
+	})
 	// The names are constants on a fresh registry: registration cannot fail.
 	reg.MustRegister(
 		m.runsStarted, m.runs, m.active, m.runDuration, m.events, m.interrupts,
-		m.admission, m.stateWrites, m.stateWriteDur, m.httpRequests,
+		m.admission, m.stateWrites, m.stateWriteDur, m.httpRequests, m.spansDropped,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
@@ -179,4 +184,12 @@ func (m *Metrics) StateWrite(err error, d time.Duration) {
 	}
 	m.stateWrites.WithLabelValues(result).Inc()
 	m.stateWriteDur.Observe(d.Seconds())
+}
+
+// TraceSpansDropped counts spans an export failed to deliver
+// (tracing.Options.Failed).
+func (m *Metrics) TraceSpansDropped(n int) {
+	if n > 0 {
+		m.spansDropped.Add(float64(n))
+	}
 }

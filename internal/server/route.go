@@ -59,7 +59,7 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, body []byte, thr
 		return nil, nop, false
 	}
 	if err != nil {
-		h.log.Warn("AG-UI thread ownership unavailable", "threadId", threadID, "error", err)
+		h.log.WarnContext(r.Context(), "AG-UI thread ownership unavailable", "threadId", threadID, "error", err)
 		writeError(w, lang, http.StatusServiceUnavailable, "STATE_UNAVAILABLE", i18n.MsgStateUnavailable)
 		return nil, nop, false
 	}

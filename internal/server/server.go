@@ -166,6 +166,17 @@ type Timeouts struct {
 	Idle       time.Duration
 }
 
+// SpanName names a request's trace span by the route it matches ("POST /",
+// "POST /extensions/iac-code/v1/executions/{executionId}/cancel"): never
+// by its path, which holds ids and, for an unknown route, anything.
+func (h *Handler) SpanName(r *http.Request) string {
+	_, pattern := h.mux.Handler(r)
+	if pattern == "" {
+		return r.Method
+	}
+	return strings.Replace(pattern, "{$}", "", 1)
+}
+
 // NewHTTPServer wraps a handler with timeouts that stop slow-header clients
 // without ever cutting a long SSE stream: there is no WriteTimeout (a
 // stream bounds each of its writes instead, Options.StreamWriteTimeout),
