@@ -165,7 +165,7 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		opts.Cluster = cl.Cluster
 	}
 	h := server.New(opts)
-	srv := server.NewHTTPServer(addr, tr.Handler(h, h.SpanName), server.Timeouts{})
+	srv := server.NewHTTPServer(addr, tr.Handler(h, h.SpanName, h.Traced), server.Timeouts{})
 	silent := trackSilentConns(srv)
 	logger.Info("AG-UI adapter listening", "url", "http://"+ln.Addr().String()+"/", "a2a", up.url, "upstream", up.kind,
 		"stateStore", storeKind(cfg), "stateDir", cfg.StateDir, "compat", cfg.Compat, "version", bi.Version, "commit", bi.Commit, "auth", cfg.AuthToken != "",

@@ -68,7 +68,7 @@ type Agent struct {
 	idleTasks *list.List // of idleEntry, oldest first
 	idleCtxs  *list.List // of idleEntry, oldest first
 	runsWG    sync.WaitGroup
-	bkMu      sync.Mutex // serialises the backup files and ctxRec.backup
+	bkMu      sync.Mutex   // serialises the backup files and ctxRec.backup
 	tracer    trace.Tracer // nil: no spans (trace.go)
 }
 

@@ -1,7 +1,8 @@
 // Package e2etest owns the pieces the end-to-end suites share: building the
 // binary under test (TestMain, the long mode), a free loopback port, a buffer that collects a
 // process's output from several goroutines, decoding an SSE answer, and
-// reading one series of a /metrics exposition.
+// reading one series of a /metrics exposition, and a Jaeger process for
+// the tracing tests (jaeger.go).
 //
 // Only tests import it. It must not import the product's packages: the
 // suites drive the built binary from outside, as a user would.

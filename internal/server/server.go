@@ -177,6 +177,12 @@ func (h *Handler) SpanName(r *http.Request) string {
 	return strings.Replace(pattern, "{$}", "", 1)
 }
 
+// Traced reports whether a request gets a trace span: not the probes and
+// scrapes (/health, /metrics), which would each be a trace of their own.
+func (h *Handler) Traced(r *http.Request) bool {
+	return r.URL.Path != "/health" && r.URL.Path != "/metrics"
+}
+
 // NewHTTPServer wraps a handler with timeouts that stop slow-header clients
 // without ever cutting a long SSE stream: there is no WriteTimeout (a
 // stream bounds each of its writes instead, Options.StreamWriteTimeout),

@@ -11,13 +11,14 @@ import (
 // on /metrics, and nothing but traces is exported.
 var noopMeters = metricnoop.NewMeterProvider()
 
-// Handler wraps the gateway's handler in a server span per request, a
-// child of the client's span when the request carries traceparent (and
-// tracestate). name gives the span's name from the request, before it is
-// served; it must not return the raw path of an unknown route. The
+// Handler wraps the gateway's handler in a server span per request that
+// traced accepts, a child of the client's span when the request carries
+// traceparent (and tracestate). name gives the span's name from the
+// request, before it is served; it must not return the raw path of an
+// unknown route. The
 // wrapped writer keeps http.Flusher and Unwrap, so SSE flushing and
 // http.ResponseController still reach the connection. h itself when off.
-func (t *Tracing) Handler(h http.Handler, name func(*http.Request) string) http.Handler {
+func (t *Tracing) Handler(h http.Handler, name func(*http.Request) string, traced func(*http.Request) bool) http.Handler {
 	if t == nil {
 		return h
 	}
@@ -25,6 +26,7 @@ func (t *Tracing) Handler(h http.Handler, name func(*http.Request) string) http.
 		otelhttp.WithTracerProvider(t.main),
 		otelhttp.WithPropagators(t.prop),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return name(r) }),
+		otelhttp.WithFilter(otelhttp.Filter(traced)),
 		otelhttp.WithMeterProvider(noopMeters),
 	)
 }
