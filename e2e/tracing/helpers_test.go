@@ -45,10 +45,15 @@ func traced(j *e2etest.Jaeger, protocol string) []string {
 // agent and waits for /health; it is stopped with SIGINT when t ends.
 func startGateway(t *testing.T, root string, env []string, args ...string) *gateway {
 	t.Helper()
+	return startGatewayOn(t, e2etest.FreePort(t), root, env, args...)
+}
+
+// startGatewayOn is startGateway on port.
+func startGatewayOn(t *testing.T, port int, root string, env []string, args ...string) *gateway {
+	t.Helper()
 	if root == "" {
 		root = t.TempDir()
 	}
-	port := e2etest.FreePort(t)
 	args = append([]string{"--port", strconv.Itoa(port), "--state-dir", filepath.Join(t.TempDir(), "state")}, args...)
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "IAC_CODE_AGUI_ALLOWED_CWDS=" + root}, env...)
