@@ -5,7 +5,8 @@ package e2e
 // --debug, in text and in JSON logs, with distinctive values in every
 // credential and in the user's text, and asserts that none of them appears
 // in the log output (stdout and stderr, the adapter's and the standalone
-// agent's) or in any file of the state directory.
+// agent's), in any file of the state directory, or in any span exported
+// to a real Jaeger (the gateway's and the embedded agent's).
 
 import (
 	"bufio"
@@ -422,6 +423,33 @@ func TestNoSecretsInLogsOrState(t *testing.T) {
 		}
 		scan(t, "stdout", stdout.String())
 		scanDir(t, stateDir)
+	})
+	t.Run("spans", func(t *testing.T) {
+		t.Parallel()
+		j := e2etest.StartJaeger(t)
+		root, stateDir := t.TempDir(), t.TempDir()
+		url, _, stderr, cmd := startLogged(t, []string{"--debug", "--state-dir", stateDir},
+			[]string{"IAC_CODE_AGUI_ALLOWED_CWDS=" + root, "IAC_CODE_AGUI_AUTH_TOKEN=" + secAuthToken,
+				"OTEL_TRACES_EXPORTER=otlp", "OTEL_EXPORTER_OTLP_ENDPOINT=" + j.OTLPHTTP})
+		exercise(t, &secretClient{t: t, url: url, root: root})
+		// Stopping flushes the spans still queued.
+		stopProcess(t, cmd)
+		scan(t, "log output", stderr.String())
+		runs := 0
+		for _, service := range []string{"iac-code-agui", "iac-code-agui-demo-agent"} {
+			raw := string(j.Raw(t, "/api/traces?service="+service+"&limit=10000&lookback=1h"))
+			scan(t, service+" spans", raw)
+			if service == "iac-code-agui" {
+				runs = strings.Count(raw, `"operationName":"agui.run"`)
+			} else if !strings.Contains(raw, `"operationName":"demo-agent SendStreamingMessage"`) {
+				t.Errorf("no agent spans exported: %.300s", raw)
+			}
+		}
+		t.Logf("%d run spans exported", runs)
+		// Every behaviour's runs, the error paths' and the stalled one.
+		if runs < 30 {
+			t.Errorf("only %d run spans exported", runs)
+		}
 	})
 	t.Run("json-external-agent", func(t *testing.T) {
 		t.Parallel()
