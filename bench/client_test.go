@@ -20,7 +20,9 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
+	"github.com/iac-code-agui/iac-code-agui/internal/state"
 	"github.com/iac-code-agui/iac-code-agui/internal/state/filestore"
+	"github.com/iac-code-agui/iac-code-agui/internal/tracing"
 )
 
 // relayEnv is the real adapter and HTTP server, with a real file store,
@@ -34,6 +36,15 @@ type relayEnv struct {
 
 func newRelayEnv(t testing.TB, o upstreamOptions) *relayEnv {
 	t.Helper()
+	return newRelayEnvTraced(t, o, false, nil)
+}
+
+// newRelayEnvTraced is newRelayEnv with, when wire is set, trc wired as
+// the app wires its tracing (store, A2A client, adapter, handler, log
+// handler); trc is nil, tracing.Off, for a gateway whose tracing is off.
+// Without wire none of it is wired, as before tracing existed.
+func newRelayEnvTraced(t testing.TB, o upstreamOptions, wire bool, trc *tracing.Tracing) *relayEnv {
+	t.Helper()
 	up := newFakeUpstream(t, o)
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -41,15 +52,30 @@ func newRelayEnv(t testing.TB, o upstreamOptions) *relayEnv {
 	}
 	// Warnings only: a run logs nothing on the happy path, and a failure
 	// must stay visible.
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	store := filestore.New(t.TempDir())
+	var lh slog.Handler = slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})
+	if wire {
+		lh = tracing.LogHandler(lh)
+	}
+	logger := slog.New(lh)
+	var store state.Store = filestore.New(t.TempDir())
+	var opts []a2a.Option
+	if wire {
+		store = trc.Store(store, "file")
+		opts = append(opts, a2a.WithTracing(trc.TracerProvider(), trc.Propagator()))
+	}
 	ad := adapter.New(adapter.Options{
 		Store:        store,
-		Upstream:     adapter.A2A(a2a.New(up.URL, "")),
+		Upstream:     adapter.A2A(a2a.New(up.URL, "", opts...)),
 		AllowedRoots: request.AllowedRoots([]string{root}),
 		Logger:       logger,
+		Tracer:       trc.Tracer("internal/adapter"),
 	})
-	srv := httptest.NewServer(server.New(server.Options{Adapter: ad, Version: "bench", Logger: logger}))
+	h := server.New(server.Options{Adapter: ad, Version: "bench", Logger: logger})
+	var handler http.Handler = h
+	if wire {
+		handler = trc.Handler(h, h.SpanName, h.Traced)
+	}
+	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
 	tr := &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}
 	t.Cleanup(tr.CloseIdleConnections)

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -321,4 +324,34 @@ func types(t *testing.T, g *gateway, traceparent string) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// TestTraceScreenshot draws the trace of a turn into SCREENSHOTS/trace.png (e2e/browser/trace.mjs, headless
+// chromium); scripts/screenshots.sh sets SCREENSHOTS. Skipped otherwise.
+func TestTraceScreenshot(t *testing.T) {
+	dir := os.Getenv("SCREENSHOTS")
+	if dir == "" {
+		t.Skip("SCREENSHOTS is not set")
+	}
+	j := e2etest.StartJaeger(t)
+	g := startGateway(t, "", traced(j, "http/protobuf"), "--demo")
+	traceID, _, tp := newIDs()
+	_, evs := post(t, g.url, input(g.root, "th-picture", "run-1", "Create a VPC template", nil), "traceparent", tp)
+	if last(evs) != "RUN_FINISHED/success" {
+		t.Fatalf("run: %s", last(evs))
+	}
+	j.WaitTrace(t, traceID, func(s []e2etest.Span) bool {
+		return has(s, gatewayService, "agui.run", "iac_code_agui.run.outcome", "success") && hasAgent(s) &&
+			len(find(s, gatewayService, "state.save")) >= 3
+	})
+	raw := filepath.Join(t.TempDir(), "trace.json")
+	if err := os.WriteFile(raw, j.Raw(t, "/api/traces/"+traceID), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", "trace.mjs")
+	cmd.Dir = "../browser"
+	cmd.Env = append(os.Environ(), "TRACE_JSON="+raw, "OUT="+filepath.Join(dir, "trace.png"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("trace.mjs: %v\n%s", err, out)
+	}
 }

@@ -19,5 +19,6 @@
 //
 // Every call, streaming and unary, over HTTP or HTTPS, goes through one
 // net/http Transport (transport.go); the SSE reader reads the plain
-// response body.
+// response body. With WithTracing each call is a client span whose
+// context goes upstream as traceparent (trace.go).
 package a2a

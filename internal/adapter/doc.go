@@ -10,5 +10,7 @@
 // agui and state packages own those.
 //
 // It reports coarse facts (runs, interrupts, admission refusals, state
-// writes) to an Observer and must not depend on a metrics library.
+// writes) to an Observer and must not depend on a metrics library. At the
+// same points it makes the admission and run spans of Options.Tracer, an
+// OpenTelemetry API tracer (trace.go), and nothing when it is nil.
 package adapter

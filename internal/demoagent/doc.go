@@ -15,6 +15,8 @@
 // iac-code replicas share IAC_CODE_CONFIG_BACKUP_DIR (backup.go,
 // restore.go).
 //
+// With Options.TracerProvider it continues its callers' traces (trace.go).
+//
 // It must not import the adapter's other internal packages, write to disk
 // anything but that backup directory, log or back up secrets (llm_headers
 // values, API keys, AccessKey secrets, STS and bearer tokens) or message

@@ -78,13 +78,6 @@ func TestOffUnlessOTLP(t *testing.T) {
 	}
 }
 
-func sameHandler(a, b http.Handler) bool {
-	_, aok := a.(interface {
-		ServeHTTP(http.ResponseWriter, *http.Request)
-	})
-	return aok && a == b
-}
-
 func TestResourceAndSampler(t *testing.T) {
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", closedEndpoint(t))
 	on := map[string]string{"OTEL_TRACES_EXPORTER": "otlp"}
@@ -131,7 +124,7 @@ func TestResourceAndSampler(t *testing.T) {
 
 func attr(tr *Tracing, key string) string {
 	v, _ := tr.res.Set().Value(attribute.Key(key))
-	return v.Emit()
+	return v.String()
 }
 
 // withBaggage adds one baggage member to ctx.
