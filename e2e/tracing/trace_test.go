@@ -129,8 +129,9 @@ func checkLogs(t *testing.T, out, format, thread, traceID string) {
 	}
 }
 
-// TestResumeTrace: an interrupt raised in one trace, its answer applied in
-// another; both runs' spans and their A2A calls.
+// TestResumeTrace: an interrupt raised in one trace, a new turn refused
+// (the refusal code on the admission span), the answer applied in a third
+// trace; the runs' spans and their A2A calls.
 func TestResumeTrace(t *testing.T) {
 	j := e2etest.StartJaeger(t)
 	g := startGateway(t, "", traced(j, "http/protobuf"), "--demo")
@@ -148,6 +149,19 @@ func TestResumeTrace(t *testing.T) {
 	if !event(run, "interrupt raised") {
 		dump(t, spans)
 		t.Fatal("the first run has no interrupt event")
+	}
+
+	// A new turn while the interrupt waits: refused, and the admission's
+	// span says why.
+	trace3, _, tp3 := newIDs()
+	if status, _ := post(t, g.url, input(g.root, "th-resume", "run-x", "Create a VPC", nil), "traceparent", tp3); status != 409 {
+		t.Fatalf("a new turn while an interrupt waits: %d", status)
+	}
+	spans = j.WaitTrace(t, trace3, func(s []e2etest.Span) bool {
+		return has(s, gatewayService, "agui.admission", "iac_code_agui.admission.refusal", "RESUME_REQUIRED")
+	})
+	if len(find(spans, gatewayService, "agui.run")) != 0 {
+		t.Fatal("a refused request has a run span")
 	}
 
 	trace2, _, tp2 := newIDs()

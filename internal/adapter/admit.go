@@ -62,7 +62,7 @@ func (a *Adapter) Admit(ctx context.Context, req Request) (*Run, error) {
 		}
 		a.obs.AdmissionRejected(code)
 	}
-	traceAdmission(span, req, run, code)
+	a.traceAdmission(span, req, run, code)
 	return run, err
 }
 

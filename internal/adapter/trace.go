@@ -52,7 +52,7 @@ func (a *Adapter) startSpan(ctx context.Context, name string) (context.Context, 
 }
 
 // traceAdmission records the admission's answer on its span.
-func traceAdmission(span trace.Span, req Request, run *Run, code string) {
+func (a *Adapter) traceAdmission(span trace.Span, req Request, run *Run, code string) {
 	if !span.IsRecording() {
 		return
 	}
@@ -62,8 +62,10 @@ func traceAdmission(span trace.Span, req Request, run *Run, code string) {
 		span.SetStatus(codes.Error, code)
 		return
 	}
-	if run != nil && run.t.doc != nil {
-		span.SetAttributes(attribute.String(attrExecutionID, run.t.doc.Execution.ExecutionID))
+	if run != nil {
+		if doc := a.view(run.t); doc != nil {
+			span.SetAttributes(attribute.String(attrExecutionID, doc.Execution.ExecutionID))
+		}
 	}
 }
 
