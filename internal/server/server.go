@@ -167,8 +167,8 @@ type Timeouts struct {
 }
 
 // SpanName names a request's trace span by the route it matches ("POST /",
-// "POST /extensions/iac-code/v1/executions/{executionId}/cancel"): never
-// by its path, which holds ids and, for an unknown route, anything.
+// "POST /extensions/iac-code/v1/executions/{executionId}/cancel"), never
+// by its path.
 func (h *Handler) SpanName(r *http.Request) string {
 	_, pattern := h.mux.Handler(r)
 	if pattern == "" {
@@ -178,9 +178,15 @@ func (h *Handler) SpanName(r *http.Request) string {
 }
 
 // Traced reports whether a request gets a trace span: not the probes and
-// scrapes (/health, /metrics), which would each be a trace of their own.
+// scrapes (/health, /metrics), which would each be a trace of their own,
+// and not a request of no route, whose path (recorded as url.path) may
+// hold anything, as the access log never shows it either.
 func (h *Handler) Traced(r *http.Request) bool {
-	return r.URL.Path != "/health" && r.URL.Path != "/metrics"
+	if r.URL.Path == "/health" || r.URL.Path == "/metrics" {
+		return false
+	}
+	_, pattern := h.mux.Handler(r)
+	return pattern != ""
 }
 
 // NewHTTPServer wraps a handler with timeouts that stop slow-header clients
