@@ -52,11 +52,10 @@ func newRelayEnvTraced(t testing.TB, o upstreamOptions, wire bool, trc *tracing.
 	}
 	// Warnings only: a run logs nothing on the happy path, and a failure
 	// must stay visible.
-	var lh slog.Handler = slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if wire {
-		lh = tracing.LogHandler(lh)
+		logger = trc.Logger(logger)
 	}
-	logger := slog.New(lh)
 	var store state.Store = filestore.New(t.TempDir())
 	var opts []a2a.Option
 	if wire {

@@ -131,6 +131,8 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	// during the shutdown are flushed too (bounded, tracing.ShutdownTimeout).
 	tr := tracing.Setup(ctx, getenv, tracing.Options{Version: bi.Version, Logger: logger, Failed: m.TraceSpansDropped})
 	defer func() { _ = tr.Shutdown(context.Background()) }()
+	// Lines written inside a traced request carry its trace and span ids.
+	logger = tr.Logger(logger)
 	up, err := startUpstream(ctx, cfg, getenv, logger, tm, tr)
 	if err != nil {
 		return err
@@ -233,6 +235,7 @@ func runDemoAgent(args []string, getenv func(string) string, stdout, stderr io.W
 	defer stop()
 	tr := tracing.Setup(ctx, getenv, tracing.Options{ServiceName: demoAgentService, Version: buildinfo.Get().Version, Logger: logger})
 	defer func() { _ = tr.Shutdown(context.Background()) }()
+	logger = tr.Logger(logger)
 	if err := demoagent.Run(ctx, host, port, demoagent.Options{Token: token, Logger: logger, BackupDir: getenv(demoagent.BackupDirEnv),
 		TracerProvider: tr.TracerProvider(), Propagator: tr.Propagator()}); err != nil {
 		fmt.Fprintln(stderr, err.Error())

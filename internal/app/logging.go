@@ -5,7 +5,6 @@ import (
 	"log/slog"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/config"
-	"github.com/iac-code-agui/iac-code-agui/internal/tracing"
 )
 
 // newLogger builds the process logger: text (slog's key=value lines) or
@@ -28,6 +27,5 @@ func newLogger(format string, debug, toStdout bool, stdout, stderr io.Writer) *s
 	} else {
 		h = slog.NewTextHandler(w, opts)
 	}
-	// Lines written inside a traced request carry its trace and span ids.
-	return slog.New(tracing.LogHandler(h)).With("session", "agui-adapter")
+	return slog.New(h).With("session", "agui-adapter")
 }

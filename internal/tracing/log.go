@@ -15,8 +15,18 @@ const (
 
 // LogHandler adds trace_id and span_id to every record whose context
 // carries a valid span (text and JSON alike); other records pass as they
-// are. It costs one context lookup a line when tracing is off.
+// are.
 func LogHandler(h slog.Handler) slog.Handler { return &logHandler{h} }
+
+// Logger returns l with LogHandler when tracing is on, l itself when off
+// (no span ever exists then, and the wrapper would cost an allocation per
+// logger a request derives).
+func (t *Tracing) Logger(l *slog.Logger) *slog.Logger {
+	if t == nil {
+		return l
+	}
+	return slog.New(LogHandler(l.Handler()))
+}
 
 type logHandler struct{ h slog.Handler }
 
