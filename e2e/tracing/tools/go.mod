@@ -1,3 +1,6 @@
+// The Jaeger v2 binary of the tracing tests, as a tool of a module of its
+// own, so that the product's go.mod does not carry it: .ci/run builds it
+// into ~/.cache/iac-code-agui (docs/operations.md, "Tracing").
 module github.com/iac-code-agui/iac-code-agui/e2e/tracing/tools
 
 go 1.26.0
