@@ -369,3 +369,23 @@ func TestTraceScreenshot(t *testing.T) {
 		t.Fatalf("trace.mjs: %v\n%s", err, out)
 	}
 }
+
+// TestSpansFlushedOnStop: with a batch delay far longer than the test, a
+// run's spans reach Jaeger only because stopping the gateway (SIGINT, as
+// SIGTERM) flushes them.
+func TestSpansFlushedOnStop(t *testing.T) {
+	j := e2etest.StartJaeger(t)
+	env := append(traced(j, "http/protobuf"), "OTEL_BSP_SCHEDULE_DELAY=600000")
+	g := startGateway(t, "", env, "--demo")
+	traceID, _, tp := newIDs()
+	if _, evs := post(t, g.url, input(g.root, "th-flush", "run-1", "Create a VPC template", nil), "traceparent", tp); last(evs) != "RUN_FINISHED/success" {
+		t.Fatalf("run: %s", last(evs))
+	}
+	if n := len(j.Trace(t, traceID)); n != 0 {
+		t.Fatalf("%d spans exported before the stop; the batch delay did not hold them", n)
+	}
+	g.stop(t)
+	j.WaitTrace(t, traceID, func(s []e2etest.Span) bool {
+		return has(s, gatewayService, "agui.run", "iac_code_agui.run.outcome", "success") && hasAgent(s)
+	})
+}
