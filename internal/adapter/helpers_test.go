@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
 	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
 	"github.com/iac-code-agui/iac-code-agui/internal/agui"
@@ -239,6 +241,7 @@ type fixtureOptions struct {
 	store      state.Store
 	maxCached  int
 	copilotKit bool
+	tracer     trace.Tracer
 }
 
 func newFixture(t *testing.T, up *scripted, o fixtureOptions) *fixture {
@@ -250,7 +253,8 @@ func newFixture(t *testing.T, up *scripted, o fixtureOptions) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := adapter.New(adapter.Options{Store: o.store, Upstream: up, AllowedRoots: request.AllowedRoots([]string{root}), MaxCachedThreads: o.maxCached, CopilotKitCompat: o.copilotKit})
+	a := adapter.New(adapter.Options{Store: o.store, Upstream: up, AllowedRoots: request.AllowedRoots([]string{root}), MaxCachedThreads: o.maxCached, CopilotKitCompat: o.copilotKit,
+		Tracer: o.tracer})
 	return &fixture{a: a, up: up, store: o.store, root: root}
 }
 
