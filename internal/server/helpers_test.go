@@ -69,6 +69,8 @@ type envOptions struct {
 	bodyBudget int64
 	// logger, when set, is the server's logger.
 	logger *slog.Logger
+	// stepDelay is the agent's pause between scripted frames (0: none).
+	stepDelay time.Duration
 }
 
 // newEnv starts the agent and the adapter. Cleanups run in reverse order:
@@ -87,7 +89,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	agentSrv, err := demoagenttest.Start(ctx, "127.0.0.1:0", demoagent.Options{Token: "upstream-token"})
+	agentSrv, err := demoagenttest.Start(ctx, "127.0.0.1:0", demoagent.Options{Token: "upstream-token", StepDelay: o.stepDelay})
 	if err != nil {
 		t.Fatal(err)
 	}
