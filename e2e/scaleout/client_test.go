@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
 // newHTTPClient is the clients' transport: a bounded dial, keep-alive
@@ -105,7 +107,9 @@ func (f *fleet) send(ctx context.Context, a *attempt, path string, body any, onE
 // thread's owner or the state is unavailable (both retryable, 503).
 func refused(a *attempt) bool {
 	return a.transport != "" || a.status == http.StatusServiceUnavailable &&
-		(a.code == "OWNER_UNAVAILABLE" || a.code == "STATE_UNAVAILABLE")
+		(a.code == "OWNER_UNAVAILABLE" || a.code == "STATE_UNAVAILABLE" ||
+			// The same refusals of an observation (protocol.md §7.2).
+			a.code == i18n.MsgOwnerUnavailable || a.code == i18n.MsgStateUnavailable)
 }
 
 // failedClosed reports a run that ended with an error that leaves its
@@ -151,6 +155,7 @@ var documented = map[string]bool{
 	"STATE_PERSISTENCE_FAILED": true, "SESSION_BACKUP_NOT_READY": true, "EXECUTION_NOT_FOUND": true,
 	"EXECUTION_FAILED":                 true,
 	"Execution checkpoint unavailable": true, "Execution observation identity changed": true, "AG-UI adapter state unavailable": true,
+	i18n.MsgOwnerUnavailable: true, i18n.MsgStateUnavailable: true,
 }
 
 // undocumented returns what is not a documented answer in an attempt

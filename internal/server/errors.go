@@ -31,6 +31,22 @@ func writeError(w http.ResponseWriter, lang i18n.Lang, status int, code, msg str
 	writeErrorDetails(w, lang, status, code, msg, nil)
 }
 
+// writeRefusal answers a refusal in the shape of r's route: on the
+// subscribe route {"error": <text>}, the English text untranslated, as the
+// original's (protocol.md §7.2); elsewhere the standard envelope.
+func writeRefusal(w http.ResponseWriter, r *http.Request, lang i18n.Lang, status int, code, msg string) {
+	if r.Pattern == patternSubscribe {
+		writePlainError(w, status, msg)
+		return
+	}
+	writeError(w, lang, status, code, msg)
+}
+
+// writePlainError answers {"error": text}.
+func writePlainError(w http.ResponseWriter, status int, text string) {
+	writeJSON(w, status, map[string]string{"error": text})
+}
+
 // writeErrorDetails is writeError with our optional fields.
 func writeErrorDetails(w http.ResponseWriter, lang i18n.Lang, status int, code, msg string, d *adapter.Details) {
 	var body errorBody

@@ -227,6 +227,17 @@ func (h *Handler) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare([]byte(token), []byte(want)) == 1
 }
 
+// authorizedExact compares the whole Authorization header with
+// "Bearer " + token in constant time: the scheme's letter case counts, as
+// on the original's subscribe route (protocol.md §2.3).
+func (h *Handler) authorizedExact(r *http.Request) bool {
+	want := h.opts.AuthToken
+	if want == "" {
+		return true
+	}
+	return subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+want)) == 1
+}
+
 // jsonMediaType reports whether Content-Type's media type is
 // application/json (the part before ";", lowercased).
 func jsonMediaType(r *http.Request) bool {
