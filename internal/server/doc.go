@@ -4,8 +4,9 @@
 // extension in their specified order (media type, body limits, JSON,
 // envelope), the JSON error envelope (and the subscribe route's
 // {"error": <text>}, protocol.md §7.2), the SSE response, the health and
-// metrics routes, the mounting of the browser console (internal/console)
-// and the redirect of a browser's GET / to it, the per-route request
+// metrics routes, the mounting of the browser console (internal/console),
+// its read-only workspace-roots route (consoleroots.go) and the redirect
+// of a browser's GET / to it, the per-route request
 // counter, the request id (X-Request-Id) and the access log, and the
 // server's timeouts (protocol.md §2, §7.1), among them the bound on each
 // write of a stream (protocol.md §4.1).

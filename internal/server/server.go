@@ -127,6 +127,7 @@ func New(o Options) *Handler {
 	// The browser console: public static files, no token needed to load it.
 	h.mux.Handle("GET "+console.Path, console.Handler())
 	h.mux.Handle("GET "+console.Path+"/", console.Handler())
+	h.mux.HandleFunc(patternConsoleRoots, h.consoleRoots)
 	h.mux.HandleFunc(patternRoot, root)
 	return h
 }
