@@ -21,11 +21,13 @@ type Error struct {
 }
 
 // Details locate a refusal: Field is a JSON pointer into the request and
-// Reason a short English rule (validation errors); Pending lists the
-// thread's pending interrupts (RESUME_REQUIRED).
+// Reason a short English rule; Hint, an English catalogue message
+// (translated at the edge), says what to do; Pending lists the thread's
+// pending interrupts (RESUME_REQUIRED).
 type Details struct {
 	Field   string
 	Reason  string
+	Hint    string
 	Pending []agui.Interrupt
 }
 

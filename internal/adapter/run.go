@@ -343,7 +343,11 @@ func (rs *runState) fail(ctx context.Context, err error) {
 		return // a disconnected client gets no event; release() cancels
 	}
 	if e, ok := asError(err); ok {
-		rs.buf = append(rs.buf, rs.runError(e.Code, e.Msg))
+		ev := rs.runError(e.Code, e.Msg)
+		if e.Details != nil {
+			ev.Field, ev.Reason = e.Details.Field, e.Details.Reason
+		}
+		rs.buf = append(rs.buf, ev)
 	} else if errors.Is(err, state.ErrFenced) {
 		// Another replica took the thread while this run went on: it
 		// fails closed, and its task here stops.

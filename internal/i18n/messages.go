@@ -144,6 +144,15 @@ const (
 	MsgCancelNotCommitted = "The cancellation could not be committed."
 )
 
+// Hints, ours (issue 29): the error envelope's hint member (protocol.md
+// §2.4) says what to do about a refusal whose message cannot (the
+// message is the spec's).
+const (
+	MsgHintRosInvocationMismatch = "Send the rosInvocationId of the run that raised the interrupts; keep it together with the threadId across page reloads."
+	MsgHintRunIDReused           = "Each run needs a new runId, a resume too. CopilotKit reuses the interrupted run's id for its resume: start the server with --compat copilotkit."
+	MsgHintRunIDReusedCompat     = "Send the resume with a new runId: the interrupted run's id is accepted for its resume only until the server restarts, and only when the resume answers every pending interrupt."
+)
+
 // Interrupt fallback messages (protocol.md §5.2); they use the interrupt
 // projection's own language.
 const (
@@ -188,6 +197,8 @@ var messages = []string{
 
 	MsgResourceSelectorInvalid, MsgResourceLabelTooLong, MsgResumeReconcileCommitFailed,
 	MsgCancelNotCommitted,
+
+	MsgHintRosInvocationMismatch, MsgHintRunIDReused, MsgHintRunIDReusedCompat,
 
 	MsgPermissionRequired, MsgInputRequired,
 }
