@@ -66,6 +66,9 @@ const (
 	// over while it ran (its writes are fenced); ours, as the server's
 	// 503 of the same name.
 	CodeOwnerUnavailable = "OWNER_UNAVAILABLE"
+	// CodeShuttingDown ends a run the server stopped because it shuts
+	// down (SIGTERM); ours, retryable (docs/decisions.md).
+	CodeShuttingDown = "ADAPTER_SHUTTING_DOWN"
 )
 
 func newErr(status int, code, msg string) *Error { return &Error{Code: code, Msg: msg, Status: status} }

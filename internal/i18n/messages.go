@@ -142,6 +142,9 @@ const (
 	// MsgCancelNotCommitted: STATE_PERSISTENCE_FAILED (HTTP 503) when the
 	// cancellation extension cannot persist its result (protocol.md §12.9).
 	MsgCancelNotCommitted = "The cancellation could not be committed."
+	// MsgShuttingDown: RUN_ERROR ADAPTER_SHUTTING_DOWN, ours (issue 29):
+	// a run the server ended because it stops; the thread stays resumable.
+	MsgShuttingDown = "The AG-UI adapter is shutting down; send the request again with a new run id."
 )
 
 // Hints, ours (issue 29): the error envelope's hint member (protocol.md
@@ -196,7 +199,7 @@ var messages = []string{
 	MsgSessionBackupNotReady, MsgObservedExecutionFailed, MsgExecutionExpired,
 
 	MsgResourceSelectorInvalid, MsgResourceLabelTooLong, MsgResumeReconcileCommitFailed,
-	MsgCancelNotCommitted,
+	MsgCancelNotCommitted, MsgShuttingDown,
 
 	MsgHintRosInvocationMismatch, MsgHintRunIDReused, MsgHintRunIDReusedCompat,
 
