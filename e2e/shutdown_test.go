@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
 )
 
 // liveRun is a run whose stream is read in the background.
@@ -138,6 +140,48 @@ func TestShutdownEndsRunsRetryably(t *testing.T) {
 	status, evs, body = runAGUI(t, b.URL, runInput("thread-sd-live", "run-2", "hello again", cwd, nil))
 	if fin := lastEvent(evs); status != 200 || fin["type"] != "RUN_FINISHED" {
 		t.Fatalf("next turn of the cut thread: %d %v\n%s", status, fin, body)
+	}
+}
+
+// TestShutdownWhileTheAgentStops: an upstream that breaks once the stop
+// began (a managed iac-code a2a gets the same signal under systemd; here
+// the agent process is killed) ends the run ADAPTER_SHUTTING_DOWN, a
+// warning, rather than A2A_UNAVAILABLE with an ERROR.
+func TestShutdownWhileTheAgentStops(t *testing.T) {
+	agent, killAgent := startDemoAgentOn(t, e2etest.FreePort(t))
+	s := startServer(t, "", "IAC_CODE_AGUI_A2A_URL="+agent, "IAC_CODE_AGUI_A2A_TOKEN=agent-token")
+	live := startRun(s.URL, runInput("thread-sd-agent", "run-1", "cancel me", filepath.Join(s.Root, "ws"), nil), "en", "TEXT_MESSAGE_CONTENT")
+	live.wait(t, "first text", live.started, 20*time.Second)
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(s.out.String(), "AG-UI adapter shutting down") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no shutdown line:\n%s", s.out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	killAgent()
+	live.wait(t, "end of the stream", live.done, 20*time.Second)
+	fin := lastEvent(live.evs)
+	if fin["type"] != "RUN_ERROR" || fin["code"] != "ADAPTER_SHUTTING_DOWN" ||
+		fin["message"] != "The AG-UI adapter is shutting down; send the request again with a new run id." {
+		t.Fatalf("the run ended %v (%v)\n%s", fin, live.err, s.out.String())
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no exit after SIGTERM")
+	}
+	logs := s.out.String()
+	if strings.Contains(logs, "level=ERROR") || !strings.Contains(logs, `level=WARN msg="AG-UI run ended by the shutdown; the thread stays resumable"`) {
+		t.Fatalf("want a warning and no error:\n%s", logs)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
 
 // errShuttingDown is the cause of a run context that StopRuns cancelled.
@@ -62,7 +63,10 @@ func (a *Adapter) stoppable(ctx context.Context) (run context.Context, done func
 func (rs *runState) shutdownEnd(ctx context.Context, err error) bool {
 	stopped := errors.Is(context.Cause(ctx), errShuttingDown)
 	if !stopped {
-		if _, ours := asError(err); ours || errors.Is(err, errClientGone) || ctx.Err() != nil || !rs.r.a.stop.draining.Load() {
+		// Only a bare upstream failure: our own errors and a fenced write
+		// keep their codes.
+		_, ours := asError(err)
+		if ours || errors.Is(err, state.ErrFenced) || errors.Is(err, errClientGone) || ctx.Err() != nil || !rs.r.a.stop.draining.Load() {
 			return false
 		}
 	}

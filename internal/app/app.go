@@ -171,10 +171,10 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		return err
 	case <-ctx.Done():
 	}
-	logger.Info("AG-UI adapter shutting down")
 	// From now on a run whose upstream fails ends ADAPTER_SHUTTING_DOWN:
 	// a managed child may be stopped by the same signal.
 	ad.Drain()
+	logger.Info("AG-UI adapter shutting down")
 	// Threads nothing runs on here move to another replica at once; the
 	// others as their runs end, at the latest below.
 	cl.drain(logger)
