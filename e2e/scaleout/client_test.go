@@ -114,13 +114,14 @@ func refused(a *attempt) bool {
 
 // failedClosed reports a run that ended with an error that leaves its
 // thread usable, so the same request may be made again in a new run: a
-// durable write or the owner's lease failed, the thread was still busy
+// durable write or the owner's lease failed, its replica stopped (ADAPTER_SHUTTING_DOWN), the thread was still busy
 // with the previous run, or the run id was recorded by an admission
 // whose answer was a refusal (its write landed although its answer was
 // lost with a connection: DUPLICATE_RUN_ID on the retry, nothing ran).
 func failedClosed(a *attempt) bool {
 	switch a.terminal {
-	case "error:STATE_PERSISTENCE_FAILED", "error:OWNER_UNAVAILABLE", "error:STATE_UNAVAILABLE", "error:A2A_UNAVAILABLE":
+	case "error:STATE_PERSISTENCE_FAILED", "error:OWNER_UNAVAILABLE", "error:STATE_UNAVAILABLE", "error:A2A_UNAVAILABLE",
+		"error:ADAPTER_SHUTTING_DOWN":
 		return true
 	}
 	return a.status == http.StatusConflict && (a.code == "THREAD_BUSY" || a.code == "DUPLICATE_RUN_ID" && a.afterRefusal)
@@ -153,7 +154,7 @@ var documented = map[string]bool{
 	"A2A_PROTOCOL_ERROR": true, "A2A_UNAVAILABLE": true, "A2A_EXECUTION_FAILED": true, "CANCELLED": true,
 	"RESUME_ALREADY_APPLIED": true, "INCOMPLETE_RESUME": true, "UNKNOWN_INTERRUPT": true, "RESUME_PAYLOAD_INVALID": true,
 	"STATE_PERSISTENCE_FAILED": true, "SESSION_BACKUP_NOT_READY": true, "EXECUTION_NOT_FOUND": true,
-	"EXECUTION_FAILED":                 true,
+	"EXECUTION_FAILED": true, "ADAPTER_SHUTTING_DOWN": true,
 	"Execution checkpoint unavailable": true, "Execution observation identity changed": true, "AG-UI adapter state unavailable": true,
 	i18n.MsgOwnerUnavailable: true, i18n.MsgStateUnavailable: true,
 }

@@ -62,6 +62,8 @@ type Adapter struct {
 	lastActivity time.Time
 
 	excluded []string // Options.ExcludedWorkspaces
+
+	stop *stopper // graceful shutdown (shutdown.go)
 }
 
 // thread is the in-memory entry of one loaded thread. Its mutex guards doc,
@@ -115,6 +117,7 @@ func New(o Options) *Adapter {
 		maxCached:    o.MaxCachedThreads,
 		lastActivity: o.Now(),
 		excluded:     o.ExcludedWorkspaces,
+		stop:         newStopper(),
 	}
 }
 

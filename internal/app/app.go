@@ -171,11 +171,21 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		return err
 	case <-ctx.Done():
 	}
+	// From now on a run whose upstream fails ends ADAPTER_SHUTTING_DOWN:
+	// a managed child may be stopped by the same signal.
+	ad.Drain()
 	logger.Info("AG-UI adapter shutting down")
 	// Threads nothing runs on here move to another replica at once; the
 	// others as their runs end, at the latest below.
 	cl.drain(logger)
-	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// Open runs have shutdownGrace to end; then the adapter ends the
+	// rest with RUN_ERROR ADAPTER_SHUTTING_DOWN, leaving their threads
+	// resumable, and their streams get stopGrace more to say so.
+	grace, gcancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer gcancel()
+	stopRuns := context.AfterFunc(grace, ad.StopRuns)
+	defer stopRuns()
+	sctx, scancel := context.WithTimeout(context.Background(), shutdownGrace+stopGrace)
 	defer scancel()
 	// The listener stays open until the runs of this replica's threads
 	// end, so that their cancels and observations still reach them,
@@ -191,6 +201,14 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	}
 	return nil
 }
+
+// shutdownGrace is how long a graceful shutdown lets open runs end by
+// themselves; stopGrace how long it then waits for the streams the
+// adapter ended (docs/operations.md, "Stopping").
+const (
+	shutdownGrace = 10 * time.Second
+	stopGrace     = 2 * time.Second
+)
 
 // watchIdle stops the server when the adapter has been idle for idle
 // (protocol.md §2.10).

@@ -211,7 +211,10 @@ func (m *Mapper) mapEvent(dst []agui.Event, ev *a2a.Event, withPipeline, withTex
 	if ev.Artifact != nil {
 		dst = append(dst, &agui.Custom{Name: "iac-code.artifact.v1", Value: withSchemaVersion(ev.Artifact)})
 	}
-	if !withText {
+	if !withText || ev.State() == a2a.StateCanceled {
+		// Ours (protocol.md §4.7): a cancelled task's status text is the
+		// executor's English "Task canceled.", which the run's RUN_ERROR
+		// CANCELLED says in the request's language.
 		return dst
 	}
 	text, id := statusText(ev)
