@@ -47,7 +47,8 @@ func (rs *runState) apply(ctx context.Context, answers []answer, taskID, context
 		params := &a2a.SendParams{
 			MessageID: "agui-resume-" + r.in.RunID + "-" + a.entry.InterruptID,
 			ContextID: contextID, TaskID: taskID,
-			Parts: []*a2asdk.Part{dataPart(permissionData(a, taskID))},
+			Parts:    []*a2asdk.Part{dataPart(permissionData(a, taskID))},
+			Metadata: request.HandoffMetadata(r.ic),
 		}
 		if err := rs.sendAnswer(ctx, params, a, "", i18n.MsgPermissionResponseNotAccepted); err != nil || rs.paused {
 			return err

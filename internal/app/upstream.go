@@ -56,7 +56,7 @@ func startUpstream(ctx context.Context, cfg *config.Config, getenv func(string) 
 	}
 	token := randomToken()
 	srv, err := demoagent.Start(ctx, "127.0.0.1:0", demoagent.Options{Token: token, Logger: logger.With("component", "demo-agent"),
-		BackupDir: getenv(demoagent.BackupDirEnv)})
+		BackupDir: getenv(demoagent.BackupDirEnv), Handoff: demoHandoff(cfg, getenv, writerFence(getenv))})
 	if err != nil {
 		return nil, err
 	}

@@ -71,6 +71,9 @@ func TestMetadataOptionalShapes(t *testing.T) {
 		// guidance_id travels; activeGuidance itself is the adapter's (§5.13).
 		{`"activeGuidance":true,"guidanceId":"g-1"`, `"guidance_id":"g-1"`},
 		{`"activeGuidance":true`, ``},
+		// The handoff fields travel as they came (§10.4).
+		{`"inputDigest":"d-1","execution_fence":{"version":"session-handoff-v1","owner":{"sandboxId":"sb-2"}}`,
+			`"input_digest":"d-1","execution_fence":{"version":"session-handoff-v1","owner":{"sandboxId":"sb-2"}}`},
 	}
 	for _, c := range cases {
 		ic := mustParse(t, `{"schemaVersion":1,"rosInvocationId":"r","cwd":"/w",`+c.iac+`}`)
