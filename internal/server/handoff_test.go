@@ -295,3 +295,75 @@ func readThreadFile(t *testing.T, stateDir, threadID string) map[string]any {
 	}
 	return doc
 }
+
+// TestHandoffApplyInputGuidanceImage: a handed-over guidance with an image
+// is delivered to the running pipeline as an active guidance (runId and
+// message id = guidanceId), its image checked and sent with its file name,
+// the caller's current model and the execution fence with it.
+func TestHandoffApplyInputGuidanceImage(t *testing.T) {
+	img := []byte("\x89PNG\r\n\x1a\n-demo-image")
+	sum := sha256.Sum256(img)
+	encoded := base64.StdEncoding.EncodeToString(img)
+	release := make(chan struct{})
+	s := &script{
+		answer: func(method string, n int, ctxID string) (bool, []string) {
+			if n == 0 {
+				return true, []string{fmt.Sprintf(`{"task":{"id":"task-1","contextId":%q,"status":{"state":"TASK_STATE_WORKING"}}}`, ctxID)}
+			}
+			return true, []string{fmt.Sprintf(`{"statusUpdate":{"taskId":"task-1","contextId":%q,"status":{"state":"TASK_STATE_WORKING"}}}`, ctxID)}
+		},
+		hold: func(method string, n int) <-chan struct{} {
+			if n == 0 {
+				return release // the pipeline's own run streams on
+			}
+			return nil
+		},
+		handoff: func(op string, n int, body map[string]any) (int, string) {
+			if n == 0 {
+				return 200, `{"status":"NOT_READY","reason":"agui_input_delivery_required"}`
+			}
+			return 200, `{"status":"ALREADY_APPLIED","inputDigest":"digest-1"}`
+		},
+	}
+	url, e := scriptedEnv(t, s)
+	pipeline := openStream(t, url, e.body("thread-s", "run-1", "run the pipeline", map[string]any{"runMode": "pipeline"}))
+	pipeline.waitFor(t, "RUN_STARTED")
+	waitUntil(t, func() bool {
+		raw, err := os.ReadFile(filepath.Join(e.StateDir, "threads", "thread-s.json"))
+		return err == nil && bytes.Contains(raw, []byte(`"taskId": "task-1"`))
+	})
+	body := applyBody(e, "thread-s", map[string]any{"query": "Use the image's CIDR", "image_attachments": map[string]any{"items": []any{
+		map[string]any{"bytes_base64": encoded, "size_bytes": len(img), "sha256": hex.EncodeToString(sum[:]), "media_type": "image/png", "filename": "net.png"}}}})
+	body["receipt"].(map[string]any)["mode"] = "pipeline"
+	callHandoff(t, url, http.MethodPost, "apply-input", body, "").is(t, 200, `{"status":"ALREADY_APPLIED","inputDigest":"digest-1"}`)
+	close(release)
+	pipeline.rest(t)
+	if got := s.calls(); got != "[SendStreamingMessage handoff:apply-input SendStreamingMessage handoff:apply-input]" {
+		t.Fatalf("A2A calls %s", got)
+	}
+	var send struct {
+		Params struct {
+			Message struct {
+				MessageID string `json:"messageId"`
+				TaskID    string `json:"taskId"`
+				Parts     []map[string]any
+				Metadata  struct {
+					IacCode map[string]any `json:"iac_code"`
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(s.bodies[2]), &send); err != nil {
+		t.Fatal(err)
+	}
+	m := send.Params.Message
+	parts, _ := json.Marshal(m.Parts)
+	wantParts := fmt.Sprintf(`[{"text":"Use the image's CIDR"},{"data":{"bytes":%q,"filename":"net.png"},"mediaType":"image/png"}]`, encoded)
+	if m.MessageID != "guidance-1" || m.TaskID != "task-1" || string(parts) != wantParts {
+		t.Fatalf("guidance message %s %s %s", m.MessageID, m.TaskID, parts)
+	}
+	md := m.Metadata.IacCode
+	if md["guidance_id"] != "guidance-1" || md["input_digest"] != "digest-1" || md["iac_code_model"] != "model-x" || md["run_mode"] != "pipeline" || md["execution_fence"] == nil {
+		t.Fatalf("guidance metadata %v", md)
+	}
+}

@@ -36,6 +36,9 @@ type script struct {
 	handoff func(op string, n int, body map[string]any) (status int, answer string)
 	// auth is the Authorization header of every call, in order.
 	auth []string
+	// hold, when set, returns for a streaming call a channel that keeps
+	// its stream open after its frames until closed (nil: none).
+	hold func(method string, n int) <-chan struct{}
 }
 
 func (s *script) serve(t *testing.T) string {
@@ -72,6 +75,17 @@ func (s *script) serve(t *testing.T) string {
 		w.Header().Set("Content-Type", "text/event-stream")
 		for _, res := range results {
 			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":%s}\n\n", res)
+		}
+		if s.hold != nil {
+			// The stream stays open after its frames until the test
+			// lets it end (or the client leaves).
+			w.(http.Flusher).Flush()
+			if ch := s.hold(req.Method, n); ch != nil {
+				select {
+				case <-ch:
+				case <-r.Context().Done():
+				}
+			}
 		}
 	}))
 	t.Cleanup(srv.Close)
