@@ -14,6 +14,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/fence"
 	"github.com/iac-code-agui/iac-code-agui/internal/handoff"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
+	"github.com/iac-code-agui/iac-code-agui/internal/request"
 )
 
 // HandoffUpstream is A2A's session-handoff service (a2a.Client.Handoff).
@@ -151,6 +152,9 @@ func (h *Handler) handoffApply(w http.ResponseWriter, r *http.Request, raw []byt
 		return
 	}
 	lang := requestLang(r)
+	if pl, ok := i18n.Normalize(request.ForwardedLanguage(in.ForwardedProps)); ok {
+		lang = pl // the caller's preferredLanguage, as on POST /
+	}
 	// The thread's owner replica delivers it: with a cluster the request
 	// is forwarded there as it came.
 	ctx, done, ok := h.route(w, r, raw, in.ThreadID, lang)
