@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/fence"
+	"github.com/iac-code-agui/iac-code-agui/internal/state"
+	"github.com/iac-code-agui/iac-code-agui/internal/state/redisstore"
+	"github.com/iac-code-agui/iac-code-agui/internal/state/redisstore/redistest"
 )
 
 // The writer fence of protocol.md §8.9, on the adapter in front of the
@@ -120,5 +124,51 @@ func TestFenceEpochMovedReloads(t *testing.T) {
 	r := post(t, e.URL, e.body("thread-r", "run-9", "Create a VPC", fenced(ownerA)), nil)
 	if code, _ := errorOf(t, r); r.Status != 409 || code != "RUN_ID_CONFLICT" {
 		t.Fatalf("got %d %s", r.Status, r.Body)
+	}
+}
+
+// writeBarrier writes the thread's barrier document as another process
+// leaves it.
+func writeBarrier(t *testing.T, f *fence.Fence, threadID string, doc map[string]any) {
+	t.Helper()
+	sum := sha256.Sum256([]byte(fence.ThreadKey(threadID)))
+	raw, _ := json.Marshal(doc)
+	if err := os.WriteFile(filepath.Join(f.Root(), hex.EncodeToString(sum[:])+".json"), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFenceWithRedisStore: the fence gates the saves of the Redis store as
+// those of the file store: a thread frozen by a hand-over mid-run keeps
+// the document the fence last let through, and refuses new admissions.
+func TestFenceWithRedisStore(t *testing.T) {
+	client, err := redisstore.Open(redistest.URL(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Close() })
+	store := redisstore.New(client, "fence-test-"+randSuffix()+":")
+	f := fence.New(filepath.Join(t.TempDir(), "handoff-control"))
+	e := newEnv(t, envOptions{fence: f, wrap: func(state.Store) state.Store { return store }})
+	if r := post(t, e.URL, e.body("thread-x", "run-1", "Create a VPC", nil), nil); r.Status != 400 {
+		t.Fatalf("no owner: %d %s", r.Status, r.Body)
+	}
+	s := openStream(t, e.URL, e.body("thread-x", "run-2", "stall", fenced(ownerA)))
+	s.waitFor(t, "CUSTOM") // the task id is saved
+	doc, _, err := store.Load(context.Background(), "thread-x")
+	if err != nil || doc.Execution.TaskID == nil {
+		t.Fatalf("saved before the freeze: %v %v", doc, err)
+	}
+	o, _ := fence.CanonicalOwner(ownerA)
+	writeBarrier(t, f, "thread-x", map[string]any{"phase": "QUIESCED", "epoch": 1, "writerCounter": 1, "sourceCounter": 0,
+		"operations": map[string]any{}, "migrationId": "m-1", "targetOwner": o})
+	s.res.Body.Close() // the disconnect's terminal save meets the frozen fence
+	waitUntil(t, func() bool {
+		r := post(t, e.URL, e.body("thread-x", "run-3", "Create a VPC", fenced(ownerA)), nil)
+		return r.Status == 400
+	})
+	after, _, err := store.Load(context.Background(), "thread-x")
+	if err != nil || after.Execution.TaskID == nil || *after.Execution.TaskID != *doc.Execution.TaskID || len(after.TerminalExecutionIDs) != 0 {
+		t.Fatalf("the frozen thread was written: %+v %v", after, err)
 	}
 }
