@@ -187,7 +187,10 @@ func (h *Handler) deliverHandoff(ctx context.Context, in *agui.RunAgentInput, bo
 	h.streams.Add(1)
 	defer h.streams.Add(-1)
 	d := &drainSink{}
-	run.Stream(ctx, d)
+	// An orchestrator that stops waiting must not cancel the session's task
+	// mid-delivery (a disconnect cancels a run's task, protocol.md §9.1):
+	// the delivery runs to its end.
+	run.Stream(context.WithoutCancel(ctx), d)
 	if d.err != nil {
 		h.log.WarnContext(ctx, "Handoff input run failed", "threadId", in.ThreadID, "runId", in.RunID, "code", d.err.Code)
 	}
