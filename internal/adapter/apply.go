@@ -133,7 +133,8 @@ func (rs *runState) applySideband(ctx context.Context, perms []answer, taskID, c
 		_, err := rs.r.a.client.SendMessage(ctx, &a2a.SendParams{
 			MessageID: "agui-resume-" + a.entry.InterruptID,
 			ContextID: contextID, TaskID: taskID,
-			Parts: []*a2asdk.Part{dataPart(permissionData(a, taskID))},
+			Parts:    []*a2asdk.Part{dataPart(permissionData(a, taskID))},
+			Metadata: request.HandoffMetadata(rs.r.ic),
 		})
 		if err != nil {
 			return rs.answerRefused(ctx, err, i18n.MsgA2ARejectedInterruptResponse)

@@ -118,3 +118,16 @@ func TestRedactionHidesSecrets(t *testing.T) {
 		t.Errorf("Redacted = %s", outputs["Redacted"])
 	}
 }
+
+// TestHandoffMetadata: a permission answer carries only the handoff keys,
+// and nothing without a digest or a fence.
+func TestHandoffMetadata(t *testing.T) {
+	if md := HandoffMetadata(mustParse(t, `{"schemaVersion":1,"rosInvocationId":"r","cwd":"/w","guidanceId":"g","model":"m"}`)); md != nil {
+		t.Fatalf("without a digest or a fence: %v", md)
+	}
+	ic := mustParse(t, `{"schemaVersion":1,"rosInvocationId":"r","cwd":"/w","guidanceId":"g","inputDigest":"d","model":"m","llmApiKey":"k",
+		"executionFence":{"version":"session-handoff-v1","owner":{"sandboxId":"s"}}}`)
+	if got := marshal(t, HandoffMetadata(ic)); got != `{"execution_fence":{"owner":{"sandboxId":"s"},"version":"session-handoff-v1"},"guidance_id":"g","input_digest":"d"}` {
+		t.Fatalf("got %s", got)
+	}
+}
