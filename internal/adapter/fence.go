@@ -68,8 +68,8 @@ func (a *Adapter) fenceEpoch(t *thread, threadID string) error {
 	return nil
 }
 
-// save writes one document conditionally, inside the writer fence when it
-// is on, and reports the write.
+// saveFenced writes one document conditionally (save), inside the writer
+// fence when it is on.
 func (a *Adapter) saveFenced(ctx context.Context, t *thread, doc *state.Thread, prev state.Revision) (state.Revision, error) {
 	if !a.fence.Enabled() {
 		return a.save(ctx, doc, prev)
