@@ -69,6 +69,9 @@ func (a *Adapter) admit(ctx context.Context, req Request) (*Run, error) {
 		a.reqLog(ctx).Debug("forwardedProps refused", "threadId", in.ThreadID, "reason", err.Error())
 		return nil, forwardedRefusal(err)
 	}
+	if err := a.fenceAdmit(in.ThreadID, ic); err != nil {
+		return nil, err
+	}
 	cwd, err := request.ResolveWorkspace(ic.CWD, a.roots, a.excluded...)
 	if err != nil {
 		a.reqLog(ctx).Debug("workspace refused", "threadId", in.ThreadID, "reason", err.Error())

@@ -135,9 +135,11 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	}
 	defer closeStore()
 	m := metrics.New()
+	client := a2a.New(up.url, up.token)
 	ad := adapter.New(adapter.Options{
 		Store:        store,
-		Upstream:     adapter.A2A(a2a.New(up.url, up.token)),
+		Upstream:     adapter.A2A(client),
+		Fence:        writerFence(getenv),
 		AllowedRoots: request.AllowedRoots(cfg.AllowedCWDs),
 		Logger:       logger,
 		Observer:     m,
@@ -149,7 +151,8 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	bi := buildinfo.Get()
 	opts := server.Options{Adapter: ad, AuthToken: cfg.AuthToken, Version: bi.Version, Logger: logger, Metrics: m,
 		StreamWriteTimeout: cfg.StreamWriteTimeout,
-		AllowedHosts:       allowedHosts(cfg), ListenAll: listensOnAll(cfg.Host), CORSOrigins: cfg.CORSOrigins, Upstream: up.kind}
+		AllowedHosts:       allowedHosts(cfg), ListenAll: listensOnAll(cfg.Host), CORSOrigins: cfg.CORSOrigins, Upstream: up.kind,
+		Handoff: client}
 	cl := startCluster(ctx, cfg, rc, ad.Busy, logger)
 	if cl != nil {
 		opts.Cluster = cl.Cluster

@@ -59,7 +59,7 @@ func startUpstream(ctx context.Context, cfg *config.Config, getenv func(string) 
 	// closes it last), so that runs get the shutdown's grace to end rather
 	// than an upstream cut at once.
 	srv, err := demoagent.Start(context.WithoutCancel(ctx), "127.0.0.1:0", demoagent.Options{Token: token, Logger: logger.With("component", "demo-agent"),
-		BackupDir: getenv(demoagent.BackupDirEnv)})
+		BackupDir: getenv(demoagent.BackupDirEnv), Handoff: demoHandoff(cfg, getenv, writerFence(getenv))})
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent/demoagenttest"
 	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
+	"github.com/iac-code-agui/iac-code-agui/internal/fence"
 	"github.com/iac-code-agui/iac-code-agui/internal/metrics"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
@@ -71,6 +72,8 @@ type envOptions struct {
 	logger *slog.Logger
 	// stepDelay is the agent's pause between scripted frames (0: none).
 	stepDelay time.Duration
+	// fence is the adapter's writer fence (nil: off).
+	fence *fence.Fence
 }
 
 // newEnv starts the agent and the adapter. Cleanups run in reverse order:
@@ -121,6 +124,7 @@ func (e *env) serve(t *testing.T) {
 		AllowedRoots:     request.AllowedRoots(e.allowedRoots()),
 		MaxCachedThreads: e.opts.maxCached,
 		CopilotKitCompat: e.opts.copilotKit,
+		Fence:            e.opts.fence,
 		Logger:           logger, // nil: slog.Default, as the server's
 	})
 	h := server.New(server.Options{Adapter: ad, AuthToken: e.opts.authToken, Version: "test", Heartbeat: e.opts.heartbeat, Metrics: e.Metrics, BodyTimeout: e.opts.bodyTimeout,

@@ -65,6 +65,9 @@ type Options struct {
 	// Upstream names the agent behind the server for /health: "demo",
 	// "managed" or "url" ("" leaves the member out).
 	Upstream string
+	// Handoff is A2A's session-handoff service behind the handoff routes
+	// (handoff.go); nil answers them as A2A's 404 would.
+	Handoff HandoffUpstream
 }
 
 // Route patterns; the request counter labels requests by them.
@@ -118,6 +121,7 @@ func New(o Options) *Handler {
 	h.mux.HandleFunc(patternRun, h.run)
 	h.mux.HandleFunc(patternCancel, h.cancel)
 	h.mux.HandleFunc(patternSubscribe, h.subscribe)
+	h.mux.HandleFunc(patternHandoff, h.handoff)
 	if o.Metrics != nil {
 		h.mux.HandleFunc(patternMetrics, h.metrics)
 		o.Metrics.ServerGauges(
