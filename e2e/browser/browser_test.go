@@ -138,7 +138,7 @@ func TestConsole(t *testing.T) {
 			t.Errorf("%s failed: %s", r.Name, r.Error)
 		}
 	}
-	if seen < 11 {
+	if seen < 15 {
 		t.Fatalf("only %d results (err %v):\n%s", seen, err, out)
 	}
 	if err != nil && !t.Failed() && requireDeploymentOverride {

@@ -46,9 +46,15 @@ func TestHostileInput(t *testing.T) {
 					t.Errorf("%s %s with %q: %d, want 401", r.method, r.path, h, status)
 				}
 			}
-			// The scheme's letter case does not matter (protocol.md §2.3).
-			status, _ := raw(t, s.URL, r.method, r.path, map[string]string{"Authorization": "bEaReR Secret-Token", "Content-Type": "application/json"}, []byte(`{}`))
-			if status == 401 {
+			// The scheme's letter case does not matter (protocol.md §2.3),
+			// except on the subscribe route, which compares the whole
+			// header and answers {"error":"Unauthorized"}.
+			status, body := raw(t, s.URL, r.method, r.path, map[string]string{"Authorization": "bEaReR Secret-Token", "Content-Type": "application/json"}, []byte(`{}`))
+			if strings.HasSuffix(r.path, "/subscribe") {
+				if status != 401 || string(body) != "{\"error\":\"Unauthorized\"}\n" {
+					t.Errorf("%s %s: a case-variant scheme: %d %q, want 401 {\"error\":\"Unauthorized\"}", r.method, r.path, status, body)
+				}
+			} else if status == 401 {
 				t.Errorf("%s %s: a case-variant scheme was refused", r.method, r.path)
 			}
 		}

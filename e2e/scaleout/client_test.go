@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
 // newHTTPClient is the clients' transport: a bounded dial, keep-alive
@@ -105,18 +107,21 @@ func (f *fleet) send(ctx context.Context, a *attempt, path string, body any, onE
 // thread's owner or the state is unavailable (both retryable, 503).
 func refused(a *attempt) bool {
 	return a.transport != "" || a.status == http.StatusServiceUnavailable &&
-		(a.code == "OWNER_UNAVAILABLE" || a.code == "STATE_UNAVAILABLE")
+		(a.code == "OWNER_UNAVAILABLE" || a.code == "STATE_UNAVAILABLE" ||
+			// The same refusals of an observation (protocol.md §7.2).
+			a.code == i18n.MsgOwnerUnavailable || a.code == i18n.MsgStateUnavailable)
 }
 
 // failedClosed reports a run that ended with an error that leaves its
 // thread usable, so the same request may be made again in a new run: a
-// durable write or the owner's lease failed, the thread was still busy
+// durable write or the owner's lease failed, its replica stopped (ADAPTER_SHUTTING_DOWN), the thread was still busy
 // with the previous run, or the run id was recorded by an admission
 // whose answer was a refusal (its write landed although its answer was
 // lost with a connection: DUPLICATE_RUN_ID on the retry, nothing ran).
 func failedClosed(a *attempt) bool {
 	switch a.terminal {
-	case "error:STATE_PERSISTENCE_FAILED", "error:OWNER_UNAVAILABLE", "error:STATE_UNAVAILABLE", "error:A2A_UNAVAILABLE":
+	case "error:STATE_PERSISTENCE_FAILED", "error:OWNER_UNAVAILABLE", "error:STATE_UNAVAILABLE", "error:A2A_UNAVAILABLE",
+		"error:ADAPTER_SHUTTING_DOWN":
 		return true
 	}
 	return a.status == http.StatusConflict && (a.code == "THREAD_BUSY" || a.code == "DUPLICATE_RUN_ID" && a.afterRefusal)
@@ -149,8 +154,9 @@ var documented = map[string]bool{
 	"A2A_PROTOCOL_ERROR": true, "A2A_UNAVAILABLE": true, "A2A_EXECUTION_FAILED": true, "CANCELLED": true,
 	"RESUME_ALREADY_APPLIED": true, "INCOMPLETE_RESUME": true, "UNKNOWN_INTERRUPT": true, "RESUME_PAYLOAD_INVALID": true,
 	"STATE_PERSISTENCE_FAILED": true, "SESSION_BACKUP_NOT_READY": true, "EXECUTION_NOT_FOUND": true,
-	"EXECUTION_FAILED":                 true,
+	"EXECUTION_FAILED": true, "ADAPTER_SHUTTING_DOWN": true,
 	"Execution checkpoint unavailable": true, "Execution observation identity changed": true, "AG-UI adapter state unavailable": true,
+	i18n.MsgOwnerUnavailable: true, i18n.MsgStateUnavailable: true,
 }
 
 // undocumented returns what is not a documented answer in an attempt

@@ -116,3 +116,31 @@ func jsonErrText(err error) string {
 	}
 	return "invalid JSON"
 }
+
+// ErrHandoffUnsupported is the 404 of /iac-code/handoff/<op>: the server
+// has no session-handoff service.
+var ErrHandoffUnsupported = errors.New("a2a: session handoff not supported")
+
+// Handoff calls the session-handoff route of op (upstream.md §5.5): GET
+// without a body for "capabilities", POST body otherwise. It returns the
+// 2xx answer, which must be a JSON object; a 404 gives
+// ErrHandoffUnsupported, other statuses *HTTPError.
+func (c *Client) Handoff(ctx context.Context, op string, body []byte) (map[string]any, error) {
+	method := http.MethodPost
+	if op == "capabilities" {
+		method, body = http.MethodGet, nil
+	}
+	_, b, err := c.plain(ctx, method, "iac-code/handoff/"+url.PathEscape(op), "/iac-code/handoff/"+op, body)
+	if err != nil {
+		var he *HTTPError
+		if errors.As(err, &he) && he.StatusCode == http.StatusNotFound {
+			return nil, ErrHandoffUnsupported
+		}
+		return nil, err
+	}
+	var ans map[string]any
+	if err := json.Unmarshal(b, &ans); err != nil || ans == nil {
+		return nil, protocolError("handoff %s: the answer is not a JSON object", op)
+	}
+	return ans, nil
+}

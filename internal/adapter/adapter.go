@@ -8,6 +8,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/iac-code-agui/iac-code-agui/internal/fence"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
@@ -38,6 +39,8 @@ type Options struct {
 	ExcludedWorkspaces []string
 	// CopilotKitCompat turns on --compat copilotkit (compat.go).
 	CopilotKitCompat bool
+	// Fence is the session-handoff writer fence (fence.go); nil is off.
+	Fence *fence.Fence
 }
 
 // DefaultMaxCachedThreads is the default bound of the thread cache. The
@@ -68,6 +71,9 @@ type Adapter struct {
 	lastActivity time.Time
 
 	excluded []string // Options.ExcludedWorkspaces
+
+	stop  *stopper // graceful shutdown (shutdown.go)
+	fence *fence.Fence
 }
 
 // thread is the in-memory entry of one loaded thread. Its mutex guards doc,
@@ -87,6 +93,8 @@ type thread struct {
 	// interruptRun is the run whose interrupt outcome announced the
 	// pending interrupts (compat.go); in memory only, like activeRun.
 	interruptRun string
+	// epoch is the writer-fence epoch doc was loaded under (fence.go).
+	epoch int64
 
 	// pins counts the operations holding the entry (a run, a cancel); it
 	// is guarded by Adapter.mu. A pinned entry is never evicted, so there
@@ -122,6 +130,8 @@ func New(o Options) *Adapter {
 		maxCached:    o.MaxCachedThreads,
 		lastActivity: o.Now(),
 		excluded:     o.ExcludedWorkspaces,
+		stop:         newStopper(),
+		fence:        o.Fence,
 	}
 }
 
@@ -153,6 +163,9 @@ func (a *Adapter) acquire(ctx context.Context, threadID string) (*thread, error)
 // caller holds t.mu. A failure is not cached: a repaired file must become
 // usable.
 func (a *Adapter) loadLocked(ctx context.Context, t *thread, threadID string) error {
+	if err := a.fenceEpoch(t, threadID); err != nil {
+		return err
+	}
 	if t.loaded {
 		return nil
 	}

@@ -73,6 +73,9 @@ func (a *Adapter) admit(ctx context.Context, req Request) (*Run, error) {
 		a.reqLog(ctx).Debug("forwardedProps refused", "threadId", in.ThreadID, "reason", err.Error())
 		return nil, forwardedRefusal(err)
 	}
+	if err := a.fenceAdmit(in.ThreadID, ic); err != nil {
+		return nil, err
+	}
 	cwd, err := request.ResolveWorkspace(ic.CWD, a.roots, a.excluded...)
 	if err != nil {
 		a.reqLog(ctx).Debug("workspace refused", "threadId", in.ThreadID, "reason", err.Error())
@@ -120,7 +123,7 @@ func (a *Adapter) admitLocked(ctx context.Context, run *Run, digest string) erro
 	_, err := a.updateLocked(ctx, t, func(doc *state.Thread) (*state.Thread, error) {
 		fresh := doc == nil
 		if fresh && (run.resume || run.guidance) {
-			return nil, errExecutionLost
+			return nil, errExecutionLost.with(&Details{Field: "/threadId", Reason: "names no thread this server knows"})
 		}
 		if fresh {
 			doc = state.NewThread(in.ThreadID, run.cwd, ic.UserID, uuid.NewString(), ic.RosInvocationID)
@@ -132,8 +135,11 @@ func (a *Adapter) admitLocked(ctx context.Context, run *Run, digest string) erro
 		if busy {
 			return nil, errThreadBusy
 		}
-		if doc.CWD != run.cwd || !sameOptional(doc.UserID, ic.UserID) {
-			return nil, errBindingConflict
+		if doc.CWD != run.cwd {
+			return nil, errBindingConflict.with(&Details{Field: "/forwardedProps/iacCode/cwd", Reason: "differs from the workspace the thread is bound to"})
+		}
+		if !sameOptional(doc.UserID, ic.UserID) {
+			return nil, errBindingConflict.with(&Details{Field: "/forwardedProps/iacCode/userId", Reason: "differs from the userId the thread is bound to"})
 		}
 		switch {
 		case run.guidance:
@@ -141,7 +147,8 @@ func (a *Adapter) admitLocked(ctx context.Context, run *Run, digest string) erro
 				return nil, err
 			}
 		case run.resume && doc.Execution.RosInvocationID != ic.RosInvocationID:
-			return nil, errResumeMismatch
+			return nil, errResumeMismatch.with(&Details{Field: "/forwardedProps/iacCode/rosInvocationId",
+				Reason: "does not match the interrupted run's rosInvocationId", Hint: i18n.MsgHintRosInvocationMismatch})
 		case !run.resume && len(doc.Execution.Pending) > 0:
 			return nil, errResumeRequired.with(&Details{Pending: pendingInterrupts(doc)})
 		case !run.resume && !fresh:
@@ -164,7 +171,7 @@ func (a *Adapter) admitLocked(ctx context.Context, run *Run, digest string) erro
 	if !run.guidance {
 		t.activeRun = in.RunID
 	}
-	run.log = a.runLog(ctx, in.ThreadID, in.RunID, t.doc.Execution.ExecutionID)
+	run.log = a.runLog(ctx, in.ThreadID, in.RunID, t.doc.Execution.ExecutionID, t.doc.Execution.RosInvocationID)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package adapter
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -49,23 +50,25 @@ func isPermission(p state.Pending) bool { return kindOf(p) == projection.KindPer
 
 // validateAnswer applies §5.7: a resolved entry needs a payload matching the
 // interrupt's responseSchema; a cancelled permission is validated as deny;
-// other cancelled kinds skip validation.
+// other cancelled kinds skip validation. A refusal names the failing
+// member of the resume (field, reason: ours, protocol.md §5.7).
 func validateAnswer(a answer) error {
 	if kindOf(a.pending) == projection.KindCloudResourceSelection && !selectionIdentified(a.pending) {
 		return runErr(CodeA2AProtocolError, i18n.MsgResourceSelectorInvalid)
 	}
+	at := "/resume/" + strconv.Itoa(a.index) + "/payload"
 	var payload any
 	switch {
 	case a.entry.Status == agui.ResumeCancelled && isPermission(a.pending):
 		payload = map[string]any{"decision": "deny"}
 	case a.entry.Status == agui.ResumeCancelled:
-		return validateCancelled(a)
+		return validateCancelled(a, at)
 	case len(a.entry.Payload) == 0:
-		return runErr(CodeResumePayloadInvalid, i18n.MsgPayloadRequired)
+		return payloadErr(i18n.MsgPayloadRequired, at, "is required")
 	default:
 		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(a.entry.Payload))
 		if err != nil {
-			return runErr(CodeResumePayloadInvalid, i18n.MsgPayloadInvalid)
+			return payloadErr(i18n.MsgPayloadInvalid, at, "is not valid JSON")
 		}
 		payload = v
 	}
@@ -74,6 +77,9 @@ func validateAnswer(a answer) error {
 		return runErr(CodeResumePayloadInvalid, i18n.MsgPayloadInvalid)
 	}
 	if err := schema.Validate(payload); err != nil {
+		if f, ok := payloadFailure(err); ok {
+			return payloadErr(i18n.MsgPayloadInvalid, at+f.loc, f.reason)
+		}
 		return runErr(CodeResumePayloadInvalid, i18n.MsgPayloadInvalid)
 	}
 	if kindOf(a.pending) == projection.KindCloudResourceSelection {
@@ -81,14 +87,24 @@ func validateAnswer(a answer) error {
 		// so a long value without a label is as long a label.
 		p := payloadMap(a.entry.Payload)
 		label, _ := p["label"].(string)
+		key := "label"
 		if label == "" {
+			key = "value"
+			if _, ok := p["value"].(string); !ok {
+				key = "freeText"
+			}
 			label, _ = firstString(p, "value", "freeText")
 		}
 		if utf8.RuneCountInString(label) > resourceSelectionLabel {
-			return runErr(CodeResumePayloadInvalid, i18n.MsgResourceLabelTooLong)
+			return payloadErr(i18n.MsgResourceLabelTooLong, at+"/"+key, "must have at most "+strconv.Itoa(resourceSelectionLabel)+" characters")
 		}
 	}
 	return nil
+}
+
+// payloadErr is RESUME_PAYLOAD_INVALID with the failing member.
+func payloadErr(msg, field, reason string) *Error {
+	return runErr(CodeResumePayloadInvalid, msg).with(&Details{Field: field, Reason: reason})
 }
 
 // selectionIdentified reports whether a resource selection names what its
@@ -104,7 +120,7 @@ func selectionIdentified(p state.Pending) bool {
 
 // validateCancelled accepts a cancelled resource selection with no payload
 // or only {"optionsEmpty": <bool>} (§5.8).
-func validateCancelled(a answer) error {
+func validateCancelled(a answer, at string) error {
 	if kindOf(a.pending) != projection.KindCloudResourceSelection || len(a.entry.Payload) == 0 {
 		return nil
 	}
@@ -114,7 +130,7 @@ func validateCancelled(a answer) error {
 	}
 	_, isBool := m["optionsEmpty"].(bool)
 	if m == nil || len(m) != 1 || !isBool {
-		return runErr(CodeResumePayloadInvalid, i18n.MsgPayloadInvalid)
+		return payloadErr(i18n.MsgPayloadInvalid, at, `must be absent, {} or {"optionsEmpty": <boolean>} for a cancelled resource selection`)
 	}
 	return nil
 }

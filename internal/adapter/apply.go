@@ -47,7 +47,8 @@ func (rs *runState) apply(ctx context.Context, answers []answer, taskID, context
 		params := &a2a.SendParams{
 			MessageID: "agui-resume-" + r.in.RunID + "-" + a.entry.InterruptID,
 			ContextID: contextID, TaskID: taskID,
-			Parts: []*a2asdk.Part{dataPart(permissionData(a, taskID))},
+			Parts:    []*a2asdk.Part{dataPart(permissionData(a, taskID))},
+			Metadata: request.HandoffMetadata(r.ic),
 		}
 		if err := rs.sendAnswer(ctx, params, a, "", i18n.MsgPermissionResponseNotAccepted); err != nil || rs.paused {
 			return err
@@ -132,7 +133,8 @@ func (rs *runState) applySideband(ctx context.Context, perms []answer, taskID, c
 		_, err := rs.r.a.client.SendMessage(ctx, &a2a.SendParams{
 			MessageID: "agui-resume-" + a.entry.InterruptID,
 			ContextID: contextID, TaskID: taskID,
-			Parts: []*a2asdk.Part{dataPart(permissionData(a, taskID))},
+			Parts:    []*a2asdk.Part{dataPart(permissionData(a, taskID))},
+			Metadata: request.HandoffMetadata(rs.r.ic),
 		})
 		if err != nil {
 			return rs.answerRefused(ctx, err, i18n.MsgA2ARejectedInterruptResponse)

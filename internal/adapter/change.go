@@ -47,7 +47,7 @@ func (a *Adapter) updateLocked(ctx context.Context, t *thread, fn change) (*stat
 		if err != nil {
 			return t.doc, err
 		}
-		rev, err := a.save(ctx, next, t.rev)
+		rev, err := a.saveFenced(ctx, t, next, t.rev)
 		if err == nil {
 			t.doc, t.rev = next, rev
 			return next, nil

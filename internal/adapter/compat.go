@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/agui"
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
 )
 
@@ -39,17 +40,26 @@ func (a *Adapter) runIDKey(t *thread, doc *state.Thread, run *Run, digest string
 		return in.RunID, nil
 	case prev == digest:
 		return "", errDuplicateRunID
-	case !a.compat.copilotKit || !run.resume:
-		return "", errRunIDConflict
+	case !run.resume:
+		return "", errRunIDConflict.with(&Details{Field: "/runId", Reason: "was used by an earlier run of this thread"})
+	case !a.compat.copilotKit:
+		return "", runIDReused(i18n.MsgHintRunIDReused)
 	}
 	key := compatResumeKey(in.RunID, digest)
 	if _, replay := doc.RunDigests[key]; replay {
 		return "", errDuplicateRunID
 	}
 	if t.interruptRun != in.RunID || !answersExactly(doc, in.Resume) {
-		return "", errRunIDConflict
+		return "", runIDReused(i18n.MsgHintRunIDReusedCompat)
 	}
 	return key, nil
+}
+
+// runIDReused is RUN_ID_CONFLICT for a resume that reuses a run id, with
+// the hint that says what to do (issue 29): a CopilotKit client reuses
+// the interrupted run's id, which only --compat copilotkit accepts.
+func runIDReused(hint string) *Error {
+	return errRunIDConflict.with(&Details{Field: "/runId", Reason: "was used by an earlier run of this thread; a resume needs a new runId", Hint: hint})
 }
 
 // answersExactly reports whether the resume entries name every pending

@@ -1,10 +1,12 @@
 // Package adapter owns the run: admission of a validated AG-UI request
 // against its thread (binding, idempotency, one active run, resume rules),
 // the A2A execution that serves it, interrupts and their exactly-once
-// answers, the cancellation extension, disconnects and fail-closed writes
-// (protocol.md §3.5–§3.6, §4.4, §5, §6, §7.1, §9).
+// answers, the cancellation extension, disconnects, fail-closed writes and
+// the end a graceful stop gives its runs (protocol.md §2.7, §3.5–§3.6,
+// §4.4, §5, §6, §7.1, §9).
 //
-// It drives the A2A client and the thread store, and delegates every
+// It drives the A2A client, the thread store and, when it is on, the
+// session-handoff writer fence (fence.go), and delegates every
 // translation of A2A data into AG-UI events to the pure mapper package. It
 // must not parse HTTP, encode SSE frames or decide file formats: the server,
 // agui and state packages own those.

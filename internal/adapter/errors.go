@@ -21,11 +21,13 @@ type Error struct {
 }
 
 // Details locate a refusal: Field is a JSON pointer into the request and
-// Reason a short English rule (validation errors); Pending lists the
-// thread's pending interrupts (RESUME_REQUIRED).
+// Reason a short English rule; Hint, an English catalogue message
+// (translated at the edge), says what to do; Pending lists the thread's
+// pending interrupts (RESUME_REQUIRED).
 type Details struct {
 	Field   string
 	Reason  string
+	Hint    string
 	Pending []agui.Interrupt
 }
 
@@ -64,6 +66,9 @@ const (
 	// over while it ran (its writes are fenced); ours, as the server's
 	// 503 of the same name.
 	CodeOwnerUnavailable = "OWNER_UNAVAILABLE"
+	// CodeShuttingDown ends a run the server stopped because it shuts
+	// down (SIGTERM); ours, retryable (docs/decisions.md).
+	CodeShuttingDown = "ADAPTER_SHUTTING_DOWN"
 )
 
 func newErr(status int, code, msg string) *Error { return &Error{Code: code, Msg: msg, Status: status} }

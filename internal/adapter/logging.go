@@ -30,9 +30,10 @@ func (a *Adapter) reqLog(ctx context.Context) *slog.Logger {
 }
 
 // runLog is the logger of an admitted run: every line carries the request,
-// thread, run and execution ids.
-func (a *Adapter) runLog(ctx context.Context, threadID, runID, executionID string) *slog.Logger {
-	return a.reqLog(ctx).With("threadId", threadID, "runId", runID, "executionId", executionID)
+// thread, run and execution ids, and the rosInvocationId that the cancel
+// route needs with the thread id (protocol.md §7.1).
+func (a *Adapter) runLog(ctx context.Context, threadID, runID, executionID, rosInvocationID string) *slog.Logger {
+	return a.reqLog(ctx).With("threadId", threadID, "runId", runID, "executionId", executionID, "rosInvocationId", rosInvocationID)
 }
 
 // errAttr renders err for a log line. An upstream JSON-RPC error keeps

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
 	"github.com/iac-code-agui/iac-code-agui/internal/agui"
@@ -84,7 +85,18 @@ func (o *Observation) Stream(ctx context.Context, sink Sink, lang i18n.Lang) {
 			answered[d.InterruptID] = true
 		}
 	}
-	m := mapper.New(mapper.Config{ThreadID: o.req.ThreadID, RunID: o.req.RunID, Answered: func(id string) bool { return answered[id] }})
+	// Seeded like the original's observer: the thread's text digests, so
+	// that text the thread already has is not sent again (§4.7), and its
+	// open pipeline steps, so that their completions stay balanced. Not
+	// the pipeline cursor and no reopened steps: the original seeds
+	// neither (docs/decisions.md, "Observer mapper seed").
+	m := mapper.New(mapper.Config{
+		ThreadID:         o.req.ThreadID,
+		RunID:            o.req.RunID,
+		DurableOpenSteps: slices.Clone(doc.Execution.PipelineOpenSteps),
+		TextDigests:      slices.Clone(doc.Execution.TextSnapshotDigests),
+		Answered:         func(id string) bool { return answered[id] },
+	})
 	buf := []agui.Event{
 		&agui.RunStarted{ThreadID: o.req.ThreadID, RunID: o.req.RunID},
 		&agui.Custom{Name: "iac-code.session.v1", Value: map[string]any{
@@ -106,12 +118,19 @@ func (o *Observation) Stream(ctx context.Context, sink Sink, lang i18n.Lang) {
 	}
 	// step maps one event and writes what it mapped; it returns the
 	// terminal event once the execution stopped (pending inputs, a
-	// terminal state, input-required), or errObserverGone.
-	step := func(ev *a2a.Event) (agui.Event, error) {
-		buf = m.Map(buf, ev)
+	// terminal state, input-required), or errObserverGone. A snapshot
+	// that is followed by another (first, below) leaves its text to that
+	// one.
+	step := func(ev *a2a.Event, first bool) (agui.Event, error) {
 		inputs := m.RequiredInputs(ev)
 		st := ev.State()
-		if len(inputs) == 0 && !isTerminalState(st) && st != a2a.StateInputRequired {
+		stops := len(inputs) > 0 || isTerminalState(st) || st == a2a.StateInputRequired
+		if first && !stops {
+			buf = m.MapWithoutText(buf, ev)
+		} else {
+			buf = m.Map(buf, ev)
+		}
+		if !stops {
 			if !flush() {
 				return nil, errObserverGone
 			}
@@ -144,13 +163,20 @@ var errObserverGone = errors.New("observer disconnected")
 // follow reads GetTask, then SubscribeToTask, then GetTask once more when
 // the subscription ends early. A nil event means the execution could not
 // be seen to stop.
-func (o *Observation) follow(ctx context.Context, step func(*a2a.Event) (agui.Event, error)) (agui.Event, error) {
+//
+// A task that goes on is mapped from GetTask without its text: the
+// subscription's first frame is the task again, and its text is a
+// snapshot too. Mapped twice, a text the thread already has would be
+// stripped the first time and sent the second (the replayed-prefix check
+// runs once per message, protocol.md §4.7). Should the subscription fail,
+// the last GetTask carries the text.
+func (o *Observation) follow(ctx context.Context, step func(*a2a.Event, bool) (agui.Event, error)) (agui.Event, error) {
 	client := o.a.client
 	task, err := client.GetTask(ctx, o.taskID, historyLength)
 	if err != nil {
 		return nil, nil
 	}
-	if end, err := step(task); end != nil || err != nil {
+	if end, err := step(task, true); end != nil || err != nil {
 		return end, err
 	}
 	if s, err := client.SubscribeToTask(ctx, o.taskID); err == nil {
@@ -163,7 +189,7 @@ func (o *Observation) follow(ctx context.Context, step func(*a2a.Event) (agui.Ev
 			if ev.TaskID != "" && ev.TaskID != o.taskID {
 				continue // not the observed task; an observer fails nothing
 			}
-			if end, err := step(ev); end != nil || err != nil {
+			if end, err := step(ev, false); end != nil || err != nil {
 				return end, err
 			}
 		}
@@ -172,7 +198,7 @@ func (o *Observation) follow(ctx context.Context, step func(*a2a.Event) (agui.Ev
 		return nil, errObserverGone
 	}
 	if task, err = client.GetTask(ctx, o.taskID, historyLength); err == nil {
-		return step(task)
+		return step(task, false)
 	}
 	return nil, nil
 }

@@ -20,6 +20,7 @@ type answer struct {
 	entry   agui.ResumeEntry
 	pending state.Pending
 	digest  string
+	index   int // of the entry in the request's resume list
 	// superseded are text answers committed with this one but not sent
 	// (chooseText).
 	superseded []answer
@@ -253,7 +254,7 @@ func (rs *runState) checkEntries(ctx context.Context, entries []agui.ResumeEntry
 	for i, e := range entries {
 		p, ok := pending[e.InterruptID]
 		if ok {
-			out = append(out, answer{entry: e, pending: p, digest: digests[i]})
+			out = append(out, answer{entry: e, pending: p, digest: digests[i], index: i})
 			continue
 		}
 		d, applied := doc.AppliedDigest(execID, e.InterruptID)

@@ -93,6 +93,9 @@ type runState struct {
 	// fenced records that the closing write was refused because another
 	// replica owns the thread now.
 	fenced bool
+	// stopped: the shutdown ended the run (shutdown.go); its task and
+	// execution are left as they are.
+	stopped bool
 }
 
 // Stream executes the run, writing its events to sink, and releases the
@@ -103,6 +106,8 @@ func (r *Run) Stream(ctx context.Context, sink Sink) {
 		r.streamGuidance(ctx, sink)
 		return
 	}
+	ctx, done := r.a.stoppable(ctx)
+	defer done()
 	rs := r.newRunState(sink)
 	ctx = rs.startSpan(ctx)
 	r.a.obs.RunStarted(rs.kind())
@@ -349,11 +354,18 @@ func (rs *runState) fail(ctx context.Context, err error) {
 	if err == nil || errors.Is(err, errPaused) || rs.terminal {
 		return
 	}
+	if rs.shutdownEnd(ctx, err) {
+		return
+	}
 	if errors.Is(err, errClientGone) || ctx.Err() != nil {
 		return // a disconnected client gets no event; release() cancels
 	}
 	if e, ok := asError(err); ok {
-		rs.buf = append(rs.buf, rs.runError(e.Code, e.Msg))
+		ev := rs.runError(e.Code, e.Msg)
+		if e.Details != nil {
+			ev.Field, ev.Reason = e.Details.Field, e.Details.Reason
+		}
+		rs.buf = append(rs.buf, ev)
 	} else if errors.Is(err, state.ErrFenced) {
 		// Another replica took the thread while this run went on: it
 		// fails closed, and its task here stops.
@@ -418,7 +430,7 @@ func (r *Run) settle(ctx context.Context, rs *runState) {
 	if disconnected && !pending {
 		rs.cancelTask(ctx)
 	}
-	if !rs.paused && !pending && (rs.terminal || disconnected) {
+	if !rs.paused && !pending && !rs.stopped && (rs.terminal || disconnected) {
 		seq, open := rs.m.PipelineSequence(), rs.m.DurableOpenSteps()
 		_, err := r.a.update(ctx, t, func(doc *state.Thread) (*state.Thread, error) {
 			if len(doc.Execution.Pending) > 0 || containsString(doc.TerminalExecutionIDs, doc.Execution.ExecutionID) {

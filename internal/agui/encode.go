@@ -181,7 +181,13 @@ func encodeEvent(dst []byte, ts int64, ev Event) ([]byte, error) {
 		dst = open(dst, TypeRunError, ts)
 		dst = field(dst, "message", e.Message)
 		dst = field(dst, "code", e.Code)
-		return append(appendUsage(dst, e.Usage), '}'), nil
+		dst = appendUsage(dst, e.Usage)
+		if e.Field != "" {
+			dst = append(dst, `,"metadata":{"field":`...)
+			dst = jsonstr.Append(dst, e.Field)
+			dst = append(field(dst, "reason", e.Reason), '}')
+		}
+		return append(dst, '}'), nil
 	case *ToolCallResult:
 		if e == nil {
 			break

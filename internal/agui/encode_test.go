@@ -58,6 +58,8 @@ func TestAppendEventGolden(t *testing.T) {
 			`{"type":"RUN_ERROR","timestamp":1767225600000,"message":"The A2A execution failed.","code":"A2A_EXECUTION_FAILED"}`},
 		{"run error usage", &RunError{Message: "The execution was cancelled.", Code: "CANCELLED", Usage: usage[1:]},
 			`{"type":"RUN_ERROR","timestamp":1767225600000,"message":"The execution was cancelled.","code":"CANCELLED","usage":[{"inputTokens":1,"outputTokens":0,"totalTokens":1,"cachedInputTokens":0}]}`},
+		{"run error field", &RunError{Message: "The interrupt response payload is invalid.", Code: "RESUME_PAYLOAD_INVALID", Field: "/resume/0/payload/freeText", Reason: "is required"},
+			`{"type":"RUN_ERROR","timestamp":1767225600000,"message":"The interrupt response payload is invalid.","code":"RESUME_PAYLOAD_INVALID","metadata":{"field":"/resume/0/payload/freeText","reason":"is required"}}`},
 		{"step started", &StepStarted{StepName: "plan"},
 			`{"type":"STEP_STARTED","timestamp":1767225600000,"stepName":"plan"}`},
 		{"step finished", &StepFinished{StepName: "plan"},

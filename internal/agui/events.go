@@ -50,10 +50,15 @@ type RunFinished struct {
 }
 
 // RunError ends a run with an error. AG-UI 1.0 rule: no threadId or runId.
+// Field and Reason, ours, locate a refused member of the request (a
+// resume payload, protocol.md §5.7); they travel in the event's metadata,
+// the one member AG-UI 1.0 allows every event beyond its own.
 type RunError struct {
 	Message string       `json:"message"`
 	Code    string       `json:"code"`
 	Usage   []TokenUsage `json:"usage,omitempty"`
+	Field   string       `json:"-"`
+	Reason  string       `json:"-"`
 }
 
 // Outcome is RUN_FINISHED.outcome: type "success" or "interrupt".

@@ -147,9 +147,11 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		return err
 	}
 	defer closeStore()
+	client := a2a.New(up.url, up.token, a2a.WithTracing(tr.TracerProvider(), tr.Propagator()))
 	ad := adapter.New(adapter.Options{
 		Store:        tr.Store(store, storeKind(cfg)),
-		Upstream:     adapter.A2A(a2a.New(up.url, up.token, a2a.WithTracing(tr.TracerProvider(), tr.Propagator()))),
+		Upstream:     adapter.A2A(client),
+		Fence:        writerFence(getenv),
 		AllowedRoots: request.AllowedRoots(cfg.AllowedCWDs),
 		Logger:       logger,
 		Observer:     m,
@@ -161,7 +163,8 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	})
 	opts := server.Options{Adapter: ad, AuthToken: cfg.AuthToken, Version: bi.Version, Logger: logger, Metrics: m,
 		StreamWriteTimeout: cfg.StreamWriteTimeout,
-		AllowedHosts:       allowedHosts(cfg), ListenAll: listensOnAll(cfg.Host), CORSOrigins: cfg.CORSOrigins, Upstream: up.kind}
+		AllowedHosts:       allowedHosts(cfg), ListenAll: listensOnAll(cfg.Host), CORSOrigins: cfg.CORSOrigins, Upstream: up.kind,
+		Handoff: client}
 	cl := startCluster(ctx, cfg, rc, ad.Busy, logger, tr)
 	if cl != nil {
 		opts.Cluster = cl.Cluster
@@ -184,11 +187,21 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		return err
 	case <-ctx.Done():
 	}
+	// From now on a run whose upstream fails ends ADAPTER_SHUTTING_DOWN:
+	// a managed child may be stopped by the same signal.
+	ad.Drain()
 	logger.Info("AG-UI adapter shutting down")
 	// Threads nothing runs on here move to another replica at once; the
 	// others as their runs end, at the latest below.
 	cl.drain(logger)
-	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// Open runs have shutdownGrace to end; then the adapter ends the
+	// rest with RUN_ERROR ADAPTER_SHUTTING_DOWN, leaving their threads
+	// resumable, and their streams get stopGrace more to say so.
+	grace, gcancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer gcancel()
+	stopRuns := context.AfterFunc(grace, ad.StopRuns)
+	defer stopRuns()
+	sctx, scancel := context.WithTimeout(context.Background(), shutdownGrace+stopGrace)
 	defer scancel()
 	// The listener stays open until the runs of this replica's threads
 	// end, so that their cancels and observations still reach them,
@@ -204,6 +217,14 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	}
 	return nil
 }
+
+// shutdownGrace is how long a graceful shutdown lets open runs end by
+// themselves; stopGrace how long it then waits for the streams the
+// adapter ended (docs/operations.md, "Stopping").
+const (
+	shutdownGrace = 10 * time.Second
+	stopGrace     = 2 * time.Second
+)
 
 // watchIdle stops the server when the adapter has been idle for idle
 // (protocol.md §2.10).

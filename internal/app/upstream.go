@@ -56,8 +56,12 @@ func startUpstream(ctx context.Context, cfg *config.Config, getenv func(string) 
 		why = "No --a2a-url and no iac-code on PATH: using the embedded demo A2A agent (scripted, no LLM)"
 	}
 	token := randomToken()
-	srv, err := demoagent.Start(ctx, "127.0.0.1:0", demoagent.Options{Token: token, Logger: logger.With("component", "demo-agent"),
-		BackupDir: getenv(demoagent.BackupDirEnv), TracerProvider: tr.ServiceProvider(demoAgentService), Propagator: tr.Propagator()})
+	// The embedded agent outlives the signal that stops the server (up.stop
+	// closes it last), so that runs get the shutdown's grace to end rather
+	// than an upstream cut at once.
+	srv, err := demoagent.Start(context.WithoutCancel(ctx), "127.0.0.1:0", demoagent.Options{Token: token, Logger: logger.With("component", "demo-agent"),
+		BackupDir: getenv(demoagent.BackupDirEnv), Handoff: demoHandoff(cfg, getenv, writerFence(getenv)),
+		TracerProvider: tr.ServiceProvider(demoAgentService), Propagator: tr.Propagator()})
 	if err != nil {
 		return nil, err
 	}

@@ -1,11 +1,15 @@
 package console
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
 func serve(method, path string) *httptest.ResponseRecorder {
@@ -16,12 +20,14 @@ func serve(method, path string) *httptest.ResponseRecorder {
 
 func TestServesPageAndModules(t *testing.T) {
 	for path, ctype := range map[string]string{
-		"/console":              "text/html",
-		"/console/":             "text/html",
-		"/console/console.css":  "text/css",
-		"/console/js/app.js":    "javascript",
-		"/console/js/forms.js":  "javascript",
-		"/console/js/render.js": "javascript",
+		"/console":               "text/html",
+		"/console/":              "text/html",
+		"/console/console.css":   "text/css",
+		"/console/js/app.js":     "javascript",
+		"/console/js/forms.js":   "javascript",
+		"/console/js/render.js":  "javascript",
+		"/console/js/i18n.js":    "javascript",
+		"/console/messages.json": "application/json",
 	} {
 		rec := serve(http.MethodGet, path)
 		if rec.Code != http.StatusOK || !strings.Contains(rec.Header().Get("Content-Type"), ctype) || rec.Body.Len() == 0 {
@@ -86,4 +92,63 @@ func TestWantsHTML(t *testing.T) {
 			t.Errorf("WantsHTML(%q) = %v, want %v", accept, got, want)
 		}
 	}
+}
+
+// The console's own labels (assets/messages.json) exist in every language
+// the server speaks, each with every English key, the same {placeholders}
+// and some text; every key index.html names is there; the English labels
+// spell "cancelled" one way, as the server's codes and statuses do.
+func TestMessagesCoverEveryLanguage(t *testing.T) {
+	rec := serve(http.MethodGet, "/console/messages.json")
+	if rec.Code != http.StatusOK || !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
+		t.Fatalf("messages.json: %d %q", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	var all map[string]map[string]string
+	if err := json.Unmarshal(rec.Body.Bytes(), &all); err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != len(i18n.Supported()) {
+		t.Fatalf("%d languages, want %v", len(all), i18n.Supported())
+	}
+	en := all["en"]
+	if len(en) < 100 {
+		t.Fatalf("only %d English labels", len(en))
+	}
+	holes := regexp.MustCompile(`\{\w+\}`)
+	for _, lang := range i18n.Supported() {
+		msgs, ok := all[string(lang)]
+		if !ok {
+			t.Fatalf("no labels for %s", lang)
+		}
+		for key, want := range en {
+			got, ok := msgs[key]
+			if !ok || strings.TrimSpace(got) == "" {
+				t.Errorf("%s: %q missing", lang, key)
+				continue
+			}
+			if w, g := holes.FindAllString(want, -1), holes.FindAllString(got, -1); strings.Join(sorted(w), ",") != strings.Join(sorted(g), ",") {
+				t.Errorf("%s: %q has placeholders %v, English %v", lang, key, g, w)
+			}
+		}
+		if len(msgs) != len(en) {
+			t.Errorf("%s has %d labels, English %d", lang, len(msgs), len(en))
+		}
+	}
+	page := serve(http.MethodGet, "/console").Body.String()
+	for _, m := range regexp.MustCompile(`data-i18n(?:-[\w-]+)?="([\w.]+)"`).FindAllStringSubmatch(page, -1) {
+		if _, ok := en[m[1]]; !ok {
+			t.Errorf("index.html names %q, which messages.json does not have", m[1])
+		}
+	}
+	for key, s := range en {
+		if strings.Contains(strings.ToLower(s), "canceled") {
+			t.Errorf("%q spells canceled: %q", key, s)
+		}
+	}
+}
+
+func sorted(s []string) []string {
+	s = append([]string(nil), s...)
+	slices.Sort(s)
+	return s
 }

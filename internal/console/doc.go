@@ -5,6 +5,9 @@
 //
 // The console is a client of the public AG-UI protocol like any other: it
 // must not import or know the adapter's internals, and it serves no API
-// of its own. It must not require the bearer token, which the page asks
-// the user for and sends only on its own API calls.
+// of its own; the one read-only call it makes besides the protocol, GET
+// /console/workspace-roots, is served by internal/server. It must not
+// require the bearer token, which the page asks the user for and sends
+// only on its own API calls. Its own labels are in assets/messages.json,
+// one set per language the server speaks.
 package console

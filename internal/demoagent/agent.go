@@ -49,6 +49,9 @@ type Options struct {
 	// pipeline waiting here can be restored and answered on another agent.
 	BackupDir string
 
+	// Handoff, when set, enables the session-handoff service (handoff.go).
+	Handoff *HandoffOptions
+
 	// TracerProvider and Propagator, both set, make the agent continue
 	// its callers' traces (trace.go); nil: no spans.
 	TracerProvider trace.TracerProvider
@@ -68,7 +71,8 @@ type Agent struct {
 	idleTasks *list.List // of idleEntry, oldest first
 	idleCtxs  *list.List // of idleEntry, oldest first
 	runsWG    sync.WaitGroup
-	bkMu      sync.Mutex   // serialises the backup files and ctxRec.backup
+	bkMu      sync.Mutex // serialises the backup files and ctxRec.backup
+	journal   inputJournal
 	tracer    trace.Tracer // nil: no spans (trace.go)
 }
 
@@ -129,9 +133,24 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.servePipelineState(w, r)
 	case r.URL.Path == "/iac-code/session/ensure-restored" && r.Method == http.MethodPost:
 		a.serveEnsureRestored(w, r)
+	case a.opts.Handoff != nil && handoffRoute(r):
+		a.serveHandoff(w, r, strings.TrimPrefix(r.URL.Path, "/iac-code/handoff/"))
 	default:
 		writeJSON(w, http.StatusNotFound, map[string]any{"error": "Not Found"})
 	}
+}
+
+// handoffRoute matches the session-handoff routes as iac-code serves them:
+// GET capabilities, POST the others.
+func handoffRoute(r *http.Request) bool {
+	switch r.URL.Path {
+	case "/iac-code/handoff/capabilities":
+		return r.Method == http.MethodGet
+	case "/iac-code/handoff/prepare", "/iac-code/handoff/discover", "/iac-code/handoff/restore",
+		"/iac-code/handoff/authorize", "/iac-code/handoff/apply-input":
+		return r.Method == http.MethodPost
+	}
+	return false
 }
 
 func (a *Agent) authorized(r *http.Request) bool {

@@ -6,7 +6,9 @@
 // It owns: POST / (SendStreamingMessage, SendMessage, GetTask, CancelTask,
 // SubscribeToTask, ListTasks), GET /health, GET
 // /.well-known/agent-card.json, GET /iac-code/pipeline/state and POST
-// /iac-code/session/ensure-restored, bearer authentication on every route,
+// /iac-code/session/ensure-restored, the session-handoff service under
+// /iac-code/handoff/ when Options.Handoff is set (handoff.go), bearer
+// authentication on every route,
 // and in-memory tasks, contexts and pipeline journals, with their retention:
 // it is the product's default upstream and runs for weeks, so idle tasks
 // and contexts are evicted past Options limits (retention.go) while a task
@@ -17,8 +19,11 @@
 //
 // With Options.TracerProvider it continues its callers' traces (trace.go).
 //
-// It must not import the adapter's other internal packages, write to disk
-// anything but that backup directory, log or back up secrets (llm_headers
+// It must not import the adapter's other internal packages (internal/fence
+// aside: the writer fence's files are shared with the adapter, as iac-code's
+// handoff service shares them), write to disk anything but that backup
+// directory and, with Options.Handoff, the handoff store, its staging
+// directory, the fence and the thread files it hands over, log or back up secrets (llm_headers
 // values, API keys, AccessKey secrets, STS and bearer tokens) or message
 // text, or carry switches only tests use: recording calls belongs to the
 // demoagenttest sub-package.

@@ -62,6 +62,7 @@ func (a *Agent) guide(q *sendReq, t *taskRec) {
 		return // the sender left
 	}
 	if !dup {
+		a.journalInput(m)
 		select {
 		case ch <- text:
 		default: // a script that does not read guidance ignores it

@@ -135,7 +135,7 @@ func (e *emitter) deployAnswered(params map[string]any, ans string) error {
 	switch action {
 	case "cancel":
 		end := e.envelope("pipeline_canceled", "pipeline", "canceled", map[string]any{"source": "user",
-			"reason": "Deployment canceled by user."}, nil)
+			"reason": "Deployment cancelled by the user."}, nil)
 		return e.pipe(got, end)
 	case "adjust":
 		next := make(map[string]any, len(params)+len(overrides))

@@ -132,7 +132,7 @@ func (e *emitter) pauseAnswered(ans string) error {
 		"userInputLength": len([]rune(ans))}, step)
 	if isCancelWord(ans) {
 		end := e.envelope("pipeline_canceled", "pipeline", "canceled", map[string]any{"source": "user",
-			"reason": "Pipeline canceled at the pause confirmation."}, nil)
+			"reason": "Pipeline cancelled at the pause confirmation."}, nil)
 		return e.pipe(got, end)
 	}
 	done := e.envelope("stack_progress", "stack", "working", map[string]any{"toolUseId": "toolu_pipe_stack", "stackId": "stack-demo",

@@ -181,7 +181,7 @@ func (e *emitter) resourceChosen(c resourceCorr, a resourceAnswer) error {
 	reply := trf(e.lang, msgResUsing, a.label)
 	if a.status == "canceled" {
 		res = map[string]any{"status": "failed", "toolUseId": c.toolUseID, "name": "select_resource",
-			"result": "Resource selection canceled by user."}
+			"result": "Resource selection cancelled by the user."}
 		reply = tr(e.lang, msgResNone)
 		if a.optionsEmpty {
 			reply = tr(e.lang, msgResNoneAvailable)

@@ -120,7 +120,7 @@ func TestResourceSelectionCanceled(t *testing.T) {
 		t.Fatalf("inputReceived %s", evs[0].raw)
 	}
 	tool := iacOf(evs[1])["tool"].(map[string]any)
-	if tool["status"] != "failed" || tool["result"] != "Resource selection canceled by user." {
+	if tool["status"] != "failed" || tool["result"] != "Resource selection cancelled by the user." {
 		t.Fatalf("tool %v", tool)
 	}
 	if _, text := textOf(evs[2]); text != "No VSwitch was chosen: none is available in cn-hangzhou." {

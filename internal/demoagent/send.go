@@ -232,6 +232,7 @@ func (a *Agent) routeOnce(q *sendReq, t *taskRec, mayWait bool) {
 	}
 	if t != nil && t.wait != nil && !t.active {
 		a.mu.Unlock()
+		a.journalInput(m)
 		a.resumeInput(q, t)
 		return
 	}

@@ -106,4 +106,9 @@ var de = map[string]string{
 
 	MsgPermissionRequired: "Berechtigung erforderlich",
 	MsgInputRequired:      "Eingabe erforderlich",
+
+	MsgShuttingDown:              "Der AG-UI-Adapter wird beendet; senden Sie die Anfrage mit einer neuen Run-ID erneut.",
+	MsgHintRosInvocationMismatch: "Senden Sie die rosInvocationId des Runs, der die Unterbrechungen ausgelöst hat; bewahren Sie sie beim Neuladen der Seite zusammen mit der threadId auf.",
+	MsgHintRunIDReused:           "Jeder Run braucht eine neue runId, auch eine Fortsetzung. CopilotKit verwendet für seine Fortsetzung die ID des unterbrochenen Runs erneut: Starten Sie den Server mit --compat copilotkit.",
+	MsgHintRunIDReusedCompat:     "Senden Sie die Fortsetzung mit einer neuen runId: Die ID des unterbrochenen Runs wird für seine Fortsetzung nur bis zum Neustart des Servers angenommen, und nur wenn die Fortsetzung jede ausstehende Unterbrechung beantwortet.",
 }

@@ -106,4 +106,9 @@ var es = map[string]string{
 
 	MsgPermissionRequired: "Se requiere permiso",
 	MsgInputRequired:      "Se requiere una entrada",
+
+	MsgShuttingDown:              "El adaptador AG-UI se está deteniendo; envíe de nuevo la solicitud con un id de run nuevo.",
+	MsgHintRosInvocationMismatch: "Envíe el rosInvocationId del run que generó los Interrupt; consérvelo junto con el threadId al recargar la página.",
+	MsgHintRunIDReused:           "Cada run necesita un runId nuevo, también un Resume. CopilotKit reutiliza el id del run interrumpido en su Resume: inicie el servidor con --compat copilotkit.",
+	MsgHintRunIDReusedCompat:     "Envíe el Resume con un runId nuevo: el id del run interrumpido solo se acepta para su Resume hasta que el servidor se reinicia, y solo cuando el Resume responde a todos los Interrupt pendientes.",
 }

@@ -106,4 +106,9 @@ var fr = map[string]string{
 
 	MsgPermissionRequired: "Autorisation requise",
 	MsgInputRequired:      "Saisie requise",
+
+	MsgShuttingDown:              "L'adaptateur AG-UI s'arrête ; renvoyez la requête avec un nouvel identifiant de run.",
+	MsgHintRosInvocationMismatch: "Envoyez le rosInvocationId du run qui a levé les interruptions ; conservez-le avec le threadId lors des rechargements de la page.",
+	MsgHintRunIDReused:           "Chaque run a besoin d'un nouveau runId, une reprise aussi. CopilotKit réutilise l'identifiant du run interrompu pour sa reprise : démarrez le serveur avec --compat copilotkit.",
+	MsgHintRunIDReusedCompat:     "Envoyez la reprise avec un nouveau runId : l'identifiant du run interrompu n'est accepté pour sa reprise que jusqu'au redémarrage du serveur, et seulement si la reprise répond à toutes les interruptions en attente.",
 }

@@ -106,4 +106,9 @@ var ja = map[string]string{
 
 	MsgPermissionRequired: "権限が必要です",
 	MsgInputRequired:      "入力が必要です",
+
+	MsgShuttingDown:              "AG-UI アダプターは停止処理中です。新しい run ID でリクエストを送り直してください。",
+	MsgHintRosInvocationMismatch: "割り込みを発生させた実行の rosInvocationId を送ってください。ページを再読み込みしても threadId と一緒に保持してください。",
+	MsgHintRunIDReused:           "実行ごとに新しい runId が必要です（再開リクエストも同様です）。CopilotKit は再開リクエストに中断された実行の ID を再利用するため、サーバーを --compat copilotkit で起動してください。",
+	MsgHintRunIDReusedCompat:     "新しい runId で再開リクエストを送ってください。中断された実行の ID がその再開に使えるのは、サーバーが再起動するまでの間で、かつ再開リクエストが保留中のすべての割り込みに応答する場合だけです。",
 }

@@ -106,4 +106,9 @@ var pt = map[string]string{
 
 	MsgPermissionRequired: "Permissão necessária",
 	MsgInputRequired:      "Entrada necessária",
+
+	MsgShuttingDown:              "O adaptador AG-UI está sendo encerrado; envie a solicitação novamente com um novo id de run.",
+	MsgHintRosInvocationMismatch: "Envie o rosInvocationId do run que gerou as interrupções; guarde-o junto com o threadId ao recarregar a página.",
+	MsgHintRunIDReused:           "Cada run precisa de um runId novo, uma retomada também. O CopilotKit reutiliza o id do run interrompido na sua retomada: inicie o servidor com --compat copilotkit.",
+	MsgHintRunIDReusedCompat:     "Envie a retomada com um runId novo: o id do run interrompido só é aceito para a sua retomada até o servidor reiniciar, e só quando a retomada responde a todas as interrupções pendentes.",
 }

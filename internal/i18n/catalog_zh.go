@@ -106,4 +106,9 @@ var zh = map[string]string{
 
 	MsgPermissionRequired: "需要权限",
 	MsgInputRequired:      "需要输入",
+
+	MsgShuttingDown:              "AG-UI 适配器正在关闭；请使用新的运行 ID 重新发送请求。",
+	MsgHintRosInvocationMismatch: "请发送发起这些中断的运行所用的 rosInvocationId；页面重新加载时，请将它与 threadId 一起保留。",
+	MsgHintRunIDReused:           "每个运行都需要新的 runId，恢复请求也不例外。CopilotKit 在恢复请求中复用被中断运行的 ID：请使用 --compat copilotkit 启动服务器。",
+	MsgHintRunIDReusedCompat:     "请使用新的 runId 发送恢复请求：被中断运行的 ID 只在服务器重启之前、且只在恢复请求回答所有待处理中断时，才可用于它的恢复请求。",
 }

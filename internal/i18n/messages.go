@@ -142,6 +142,18 @@ const (
 	// MsgCancelNotCommitted: STATE_PERSISTENCE_FAILED (HTTP 503) when the
 	// cancellation extension cannot persist its result (protocol.md §12.9).
 	MsgCancelNotCommitted = "The cancellation could not be committed."
+	// MsgShuttingDown: RUN_ERROR ADAPTER_SHUTTING_DOWN, ours (issue 29):
+	// a run the server ended because it stops; the thread stays resumable.
+	MsgShuttingDown = "The AG-UI adapter is shutting down; send the request again with a new run id."
+)
+
+// Hints, ours (issue 29): the error envelope's hint member (protocol.md
+// §2.4) says what to do about a refusal whose message cannot (the
+// message is the spec's).
+const (
+	MsgHintRosInvocationMismatch = "Send the rosInvocationId of the run that raised the interrupts; keep it together with the threadId across page reloads."
+	MsgHintRunIDReused           = "Each run needs a new runId, a resume too. CopilotKit reuses the interrupted run's id for its resume: start the server with --compat copilotkit."
+	MsgHintRunIDReusedCompat     = "Send the resume with a new runId: the interrupted run's id is accepted for its resume only until the server restarts, and only when the resume answers every pending interrupt."
 )
 
 // Interrupt fallback messages (protocol.md §5.2); they use the interrupt
@@ -187,7 +199,9 @@ var messages = []string{
 	MsgSessionBackupNotReady, MsgObservedExecutionFailed, MsgExecutionExpired,
 
 	MsgResourceSelectorInvalid, MsgResourceLabelTooLong, MsgResumeReconcileCommitFailed,
-	MsgCancelNotCommitted,
+	MsgCancelNotCommitted, MsgShuttingDown,
+
+	MsgHintRosInvocationMismatch, MsgHintRunIDReused, MsgHintRunIDReusedCompat,
 
 	MsgPermissionRequired, MsgInputRequired,
 }

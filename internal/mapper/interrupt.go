@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/agui"
@@ -39,7 +40,7 @@ func BuildInterrupt(p map[string]any) agui.Interrupt {
 	case kind == projection.KindPermission:
 		in.Reason = "tool_call"
 		in.ResponseSchema = permissionSchema()
-		in.Message = prompt
+		in.Message = permissionPrompt(prompt, str(p["title"]), lang)
 		if in.Message == "" {
 			in.Message = str(p["title"])
 		}
@@ -179,6 +180,25 @@ func selectionMessage(prompt string, lang i18n.Lang, opts []StandardOption) stri
 		b.WriteString(o.Title)
 	}
 	return b.String()
+}
+
+// permissionPrompt is the message of a permission interrupt. iac-code
+// builds its prompt as the title, a space and the question ("Run a local
+// shell command Allow once?"); the message ends the title's sentence
+// first ("Run a local shell command. Allow once?"; ours, protocol.md
+// §5.2). Any other prompt is kept as it is; the metadata keeps A2A's.
+func permissionPrompt(prompt, title string, lang i18n.Lang) string {
+	rest, ok := strings.CutPrefix(prompt, title+" ")
+	if title == "" || !ok || rest == "" {
+		return prompt
+	}
+	if last, _ := utf8.DecodeLastRuneInString(title); unicode.IsPunct(last) {
+		return prompt
+	}
+	if lang == i18n.ZH || lang == i18n.JA {
+		return title + "。" + rest
+	}
+	return title + ". " + rest
 }
 
 func permissionSchema() map[string]any {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/agui"
+	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
 // canonical re-encodes JSON with sorted keys so documents compare as JSON.
@@ -44,12 +45,13 @@ func TestPermissionInterruptMatchesSpecExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := `{"type":"RUN_FINISHED","timestamp":1767225600000,` + string(body[1:])
-	// protocol.md §5.3, verbatim.
+	// protocol.md §5.3, verbatim (its message is ours, §5.2: the spec's
+	// example passes A2A's prompt through).
 	want := `{"type":"RUN_FINISHED","timestamp":1767225600000,"threadId":"thread-1","runId":"run-1",
  "outcome":{"type":"interrupt","interrupts":[{
    "id":"permission-9f2c…",
    "reason":"tool_call",
-   "message":"Run a local shell command Allow once?",
+   "message":"Run a local shell command. Allow once?",
    "toolCallId":"toolu_1",
    "responseSchema":{"type":"object","properties":{"decision":{"type":"string","enum":["allow_once","deny"]}},"required":["decision"],"additionalProperties":false},
    "metadata":{"schemaVersion":1,"kind":"permission","requestTaskId":"task-1","contextId":"agui-4f1c…",
@@ -237,5 +239,23 @@ func TestRequiredInputsProjectionIsACopy(t *testing.T) {
 	direct := ev.IacCode()["input"].(map[string]any)
 	if id := direct["options"].([]any)[0].(map[string]any)["id"]; id != "a" {
 		t.Fatalf("event option id = %v after editing the projection", id)
+	}
+}
+
+// TestPermissionPrompt: a prompt that is the title, a space and the
+// question gets the title's sentence ended, in the projection's language.
+func TestPermissionPrompt(t *testing.T) {
+	for _, c := range []struct{ prompt, title, lang, want string }{
+		{"Run a local shell command Allow once?", "Run a local shell command", "en", "Run a local shell command. Allow once?"},
+		{"Ejecutar un comando de shell local ¿Permitir una vez?", "Ejecutar un comando de shell local", "es", "Ejecutar un comando de shell local. ¿Permitir una vez?"},
+		{"运行本地 Shell 命令 是否允许一次？", "运行本地 Shell 命令", "zh", "运行本地 Shell 命令。是否允许一次？"},
+		{"Run it. Allow once?", "Run it.", "en", "Run it. Allow once?"},
+		{"Allow bash to run pwd?", "Run a local shell command", "en", "Allow bash to run pwd?"},
+		{"Run a local shell command", "Run a local shell command", "en", "Run a local shell command"},
+		{"", "Run a local shell command", "en", ""},
+	} {
+		if got := permissionPrompt(c.prompt, c.title, i18n.Lang(c.lang)); got != c.want {
+			t.Errorf("permissionPrompt(%q, %q, %s) = %q, want %q", c.prompt, c.title, c.lang, got, c.want)
+		}
 	}
 }

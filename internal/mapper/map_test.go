@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/agui"
@@ -183,7 +185,9 @@ func TestResumePrefixDedup(t *testing.T) {
 	out = m.Map(out, status(t, "WORKING", agentText("m1", "before interrupt"), "")) // only the first text is checked
 	expectEvents(t, out,
 		`{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`,
-		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"after resume"}`,
+		// Ours: the continuation is a new paragraph of the message the
+		// client shows, not glued to its last word (§4.7).
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"\n\nafter resume"}`,
 		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"before interrupt"}`)
 	m.RecordTextSnapshot()
 	want := []string{digest("before interrupt"), digest("before interruptafter resumebefore interrupt")}
@@ -224,7 +228,45 @@ func TestTextDigestsRecordedAtToolStartAndClose(t *testing.T) {
 	m = newTestMapper(Config{TextDigests: got})
 	expectEvents(t, m.Map(nil, status(t, "WORKING", agentText("m1", "abcdefXYZ"), "")),
 		`{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`,
-		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"XYZ"}`)
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"\n\nXYZ"}`)
+}
+
+// TestSegmentsSeparated: text A2A sends glued to the text before a tool
+// call or an interrupt starts a new paragraph (ours, protocol.md §4.7);
+// text that is already apart, or continues with punctuation, is left.
+func TestSegmentsSeparated(t *testing.T) {
+	tool := func(id string) string { return `{"tool":{"status":"started","toolUseId":"` + id + `","name":"bash"}}` }
+	m := newTestMapper(Config{})
+	out := m.Map(nil, status(t, "WORKING", agentText("m1", "I need to inspect the workspace first."), ""))
+	out = m.Map(out, status(t, "WORKING", agentText("m1", " More."), ""))
+	out = m.Map(out, status(t, "WORKING", "", tool("t1")))
+	out = m.Map(out, status(t, "WORKING", agentText("m1", "The workspace is /w."), ""))
+	out = m.Map(out, status(t, "WORKING", "", tool("t2")))
+	out = m.Map(out, status(t, "WORKING", agentText("m1", "\nDone"), ""))
+	out = m.Map(out, status(t, "WORKING", "", tool("t3")))
+	out = m.Map(out, status(t, "WORKING", agentText("m1", "!"), ""))
+	var deltas []string
+	for _, ev := range out {
+		if c, ok := ev.(*agui.TextMessageContent); ok {
+			deltas = append(deltas, c.Delta)
+		}
+	}
+	want := []string{"I need to inspect the workspace first.", " More.", "\n\nThe workspace is /w.", "\nDone", "!"}
+	if strings.Join(deltas, "|") != strings.Join(want, "|") {
+		t.Fatalf("deltas %q, want %q", deltas, want)
+	}
+	// The digests cover A2A's text, without the separators.
+	m.CloseAll(nil)
+	if !slices.Contains(m.TextDigests(), digest("I need to inspect the workspace first. More.The workspace is /w.\nDone!")) {
+		t.Fatalf("digests %v lack the whole text's", m.TextDigests())
+	}
+
+	// A continuation (a resume) whose agent sends only the new text: it
+	// starts a paragraph of the message shown before the interrupt.
+	m = newTestMapper(Config{TextDigests: []string{digest("I need to inspect the workspace first.")}})
+	expectEvents(t, m.Map(nil, status(t, "WORKING", agentText("m1", "The workspace is /w."), "")),
+		`{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"\n\nThe workspace is /w."}`)
 }
 
 func TestMapTaskSnapshotSkipsTextAndPipeline(t *testing.T) {
@@ -291,4 +333,15 @@ func TestNormalTextClosesPreviousAcrossPipelineText(t *testing.T) {
 		`{"type":"TEXT_MESSAGE_END","messageId":"m1"}`,
 		`{"type":"TEXT_MESSAGE_START","messageId":"m2","role":"assistant"}`,
 		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m2","delta":"b"}`)
+}
+
+// TestCanceledStatusTextSkipped: the executor's "Task canceled." is not
+// shown; the run's RUN_ERROR CANCELLED says it (ours, protocol.md §4.7).
+func TestCanceledStatusTextSkipped(t *testing.T) {
+	m := newTestMapper(Config{})
+	out := m.Map(nil, status(t, "WORKING", agentText("m1", "Working on it."), ""))
+	out = m.Map(out, status(t, "CANCELED", agentText("T-5", "Task canceled."), ""))
+	expectEvents(t, out,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`,
+		`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Working on it."}`)
 }

@@ -167,6 +167,14 @@ func (m *Mapper) MapTaskSnapshot(dst []agui.Event, ev *a2a.Event) []agui.Event {
 	return m.mapEvent(dst, ev, false, false)
 }
 
+// MapWithoutText appends the events of ev like Map, without its status
+// or history text: for a task snapshot whose text a later snapshot of the
+// same task carries again (an observer's GetTask before SubscribeToTask,
+// whose first frame is the task), so that the text is mapped once.
+func (m *Mapper) MapWithoutText(dst []agui.Event, ev *a2a.Event) []agui.Event {
+	return m.mapEvent(dst, ev, true, false)
+}
+
 func (m *Mapper) mapEvent(dst []agui.Event, ev *a2a.Event, withPipeline, withText bool) []agui.Event {
 	if ev == nil {
 		return dst
@@ -203,7 +211,10 @@ func (m *Mapper) mapEvent(dst []agui.Event, ev *a2a.Event, withPipeline, withTex
 	if ev.Artifact != nil {
 		dst = append(dst, &agui.Custom{Name: "iac-code.artifact.v1", Value: withSchemaVersion(ev.Artifact)})
 	}
-	if !withText {
+	if !withText || ev.State() == a2a.StateCanceled {
+		// Ours (protocol.md §4.7): a cancelled task's status text is the
+		// executor's English "Task canceled.", which the run's RUN_ERROR
+		// CANCELLED says in the request's language.
 		return dst
 	}
 	text, id := statusText(ev)

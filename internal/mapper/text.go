@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"hash"
 	"sort"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/agui"
@@ -18,6 +19,34 @@ type message struct {
 	pipeline bool
 	h        hash.Hash
 	pending  bool // h holds text not yet recorded as a digest
+	// said: text of the message was shown (in this run, or before the
+	// interrupt when a replayed prefix proved it); last is its last
+	// character; gap: a tool call started or the message ended since
+	// (segmentSeparator).
+	said bool
+	last rune
+	gap  bool
+}
+
+// segmentSeparator is put between two segments of one message that A2A
+// sends glued together ("…first.The workspace is…"): text resumed after a
+// tool call or an interrupt. Ours (protocol.md §4.7): a blank line, which
+// every markdown renderer and the console show as a paragraph break.
+const segmentSeparator = "\n\n"
+
+// separated reports whether text continues ms after a gap with no white
+// space on either side (text that starts with punctuation continues the
+// sentence). The first text of a run that continues an
+// execution which showed text before its interrupt counts as such a
+// continuation: what that text ended with is not kept.
+func (m *Mapper) separated(ms *message, text string) bool {
+	if first, _ := utf8.DecodeRuneInString(text); unicode.IsSpace(first) || unicode.IsPunct(first) {
+		return false // already apart, or punctuation that continues the sentence
+	}
+	if ms.said {
+		return ms.gap && !unicode.IsSpace(ms.last)
+	}
+	return m.persistedDigests != nil && !m.emitted
 }
 
 func (m *Mapper) msg(id string) *message {
@@ -56,6 +85,9 @@ func (m *Mapper) statusTextEvents(dst []agui.Event, text, id string) []agui.Even
 	ms.h = sha256.New()
 	m.writeHash(ms.h, text)
 	ms.pending = true
+	// The client shows the prefix already: what follows continues it.
+	ms.said, ms.gap = true, true
+	ms.last, _ = utf8.DecodeLastRuneInString(text[:n])
 	if n == len(text) {
 		return dst
 	}
@@ -115,7 +147,13 @@ func (m *Mapper) text(dst []agui.Event, text, id string, pipeline, record bool) 
 		dst = append(dst, &agui.TextMessageStart{MessageID: id, Role: "assistant"})
 	}
 	m.current, m.curMsg = id, ms
-	dst = append(dst, m.newContent(id, text))
+	delta := text
+	if !pipeline && m.separated(ms, text) {
+		delta = segmentSeparator + text
+	}
+	dst = append(dst, m.newContent(id, delta))
+	ms.said, ms.gap = true, false
+	ms.last, _ = utf8.DecodeLastRuneInString(text)
 	if record {
 		if ms.h == nil {
 			ms.h = sha256.New()
@@ -160,7 +198,7 @@ func (m *Mapper) closeText(dst []agui.Event, id string) []agui.Event {
 		return dst
 	}
 	m.recordMsg(ms)
-	ms.open = false
+	ms.open, ms.gap = false, true
 	if m.current == id {
 		m.current, m.curMsg = "", nil
 	}

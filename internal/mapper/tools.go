@@ -32,8 +32,9 @@ func (m *Mapper) tool(dst []agui.Event, t map[string]any) []agui.Event {
 // toolStart opens a tool call unless it is open; the text so far becomes a
 // snapshot digest because a resumed agent may replay it.
 func (m *Mapper) toolStart(dst []agui.Event, id, name string) []agui.Event {
-	if m.current != "" {
-		m.recordMsg(m.msgs[m.current])
+	if ms := m.msgs[m.current]; m.current != "" && ms != nil {
+		m.recordMsg(ms)
+		ms.gap = true // text after the tool is a new segment
 	}
 	for _, open := range m.tools {
 		if open == id {

@@ -43,6 +43,12 @@ type IacCode struct {
 	// travels to A2A as guidance_id.
 	ActiveGuidance bool
 	GuidanceID     string
+	// ExecutionFence is the session-handoff fence object (nil when absent);
+	// its owner feeds the writer fence (protocol.md §8.9). InputDigest
+	// names a handed-over input. Both travel to A2A as execution_fence and
+	// input_digest (§10.4).
+	ExecutionFence map[string]any
+	InputDigest    string
 }
 
 // Thinking holds the per-request thinking options.
@@ -82,6 +88,8 @@ var (
 	fCloud    = field{"alibabaCloud", "alibaba_cloud"}
 	fGuidance = field{"activeGuidance", "active_guidance"}
 	fGuideID  = field{"guidanceId", "guidance_id"}
+	fFence    = field{"executionFence", "execution_fence"}
+	fDigest   = field{"inputDigest", "input_digest"}
 
 	fEnabled = field{"enabled"}
 	fEffort  = field{"effort"}
@@ -92,7 +100,7 @@ var (
 	fSTS     = field{"securityToken", "security_token"}
 	fRegion  = field{"regionId", "region_id"}
 	topKeys  = []field{fTop}
-	iacKeys  = []field{fSchema, fRos, fCwd, fModel, fKey, fHeaders, fThinking, fUser, fChannel, fLang, fPresent, fRunMode, fPipeline, fCleanup, fCloud, fGuidance, fGuideID}
+	iacKeys  = []field{fSchema, fRos, fCwd, fModel, fKey, fHeaders, fThinking, fUser, fChannel, fLang, fPresent, fRunMode, fPipeline, fCleanup, fCloud, fGuidance, fGuideID, fFence, fDigest}
 	thinKeys = []field{fEnabled, fEffort, fBudget}
 	akKeys   = []field{fAKID, fAKSec, fSTS, fRegion}
 )
@@ -187,6 +195,23 @@ func parseIacCode(m map[string]any) (*IacCode, error) {
 		return nil, invalid(fGuideID[0], "must not be empty")
 	}
 	ic.GuidanceID = id
+	digest, present, err := optString(m, fDigest)
+	if err != nil {
+		return nil, err
+	}
+	if present && digest == "" {
+		return nil, invalid(fDigest[0], "must not be empty")
+	}
+	ic.InputDigest = digest
+	if fv, ok, err := pick(m, fFence); err != nil {
+		return nil, err
+	} else if ok && fv != nil {
+		obj, isObj := fv.(map[string]any)
+		if !isObj {
+			return nil, invalid(fFence[0], "must be an object")
+		}
+		ic.ExecutionFence = obj
+	}
 	if ic.LLMHeaders, ic.LLMHeadersSet, err = parseHeaders(m); err != nil {
 		return nil, err
 	}

@@ -29,6 +29,10 @@ func Metadata(ic *IacCode, cwd, lang string) map[string]any {
 	put("run_mode", ic.RunMode)
 	put("pipeline_name", ic.PipelineName)
 	put("guidance_id", ic.GuidanceID)
+	put("input_digest", ic.InputDigest)
+	if ic.ExecutionFence != nil {
+		md["execution_fence"] = ic.ExecutionFence
+	}
 	if ic.UserID != nil {
 		md["user_id"] = *ic.UserID
 	}
@@ -65,4 +69,25 @@ func thinkingMetadata(t *Thinking) map[string]any {
 		m["budget"] = t.Budget
 	}
 	return m
+}
+
+// HandoffMetadata is the part of Metadata that names a handed-over input
+// (guidance_id, input_digest, execution_fence), for the messages that
+// carry no other metadata (a permission answer); nil when the request has
+// no input digest and no fence.
+func HandoffMetadata(ic *IacCode) map[string]any {
+	if ic == nil || (ic.InputDigest == "" && ic.ExecutionFence == nil) {
+		return nil
+	}
+	md := map[string]any{}
+	if ic.GuidanceID != "" {
+		md["guidance_id"] = ic.GuidanceID
+	}
+	if ic.InputDigest != "" {
+		md["input_digest"] = ic.InputDigest
+	}
+	if ic.ExecutionFence != nil {
+		md["execution_fence"] = ic.ExecutionFence
+	}
+	return md
 }

@@ -71,6 +71,9 @@ func TestMetadataOptionalShapes(t *testing.T) {
 		// guidance_id travels; activeGuidance itself is the adapter's (§5.13).
 		{`"activeGuidance":true,"guidanceId":"g-1"`, `"guidance_id":"g-1"`},
 		{`"activeGuidance":true`, ``},
+		// The handoff fields travel as they came (§10.4).
+		{`"inputDigest":"d-1","execution_fence":{"version":"session-handoff-v1","owner":{"sandboxId":"sb-2"}}`,
+			`"input_digest":"d-1","execution_fence":{"version":"session-handoff-v1","owner":{"sandboxId":"sb-2"}}`},
 	}
 	for _, c := range cases {
 		ic := mustParse(t, `{"schemaVersion":1,"rosInvocationId":"r","cwd":"/w",`+c.iac+`}`)
@@ -113,5 +116,18 @@ func TestRedactionHidesSecrets(t *testing.T) {
 	}
 	if !strings.Contains(outputs["Redacted"], "llmApiKey=[REDACTED]") || !strings.Contains(outputs["Redacted"], "[Authorization]") {
 		t.Errorf("Redacted = %s", outputs["Redacted"])
+	}
+}
+
+// TestHandoffMetadata: a permission answer carries only the handoff keys,
+// and nothing without a digest or a fence.
+func TestHandoffMetadata(t *testing.T) {
+	if md := HandoffMetadata(mustParse(t, `{"schemaVersion":1,"rosInvocationId":"r","cwd":"/w","guidanceId":"g","model":"m"}`)); md != nil {
+		t.Fatalf("without a digest or a fence: %v", md)
+	}
+	ic := mustParse(t, `{"schemaVersion":1,"rosInvocationId":"r","cwd":"/w","guidanceId":"g","inputDigest":"d","model":"m","llmApiKey":"k",
+		"executionFence":{"version":"session-handoff-v1","owner":{"sandboxId":"s"}}}`)
+	if got := marshal(t, HandoffMetadata(ic)); got != `{"execution_fence":{"owner":{"sandboxId":"s"},"version":"session-handoff-v1"},"guidance_id":"g","input_digest":"d"}` {
+		t.Fatalf("got %s", got)
 	}
 }

@@ -35,6 +35,7 @@ func Redacted(ic *IacCode) string {
 		{"channel", ic.Channel}, {"preferredLanguage", ic.PreferredLanguage},
 		{"candidatePresentation", ic.CandidatePresentation}, {"runMode", ic.RunMode},
 		{"pipelineName", ic.PipelineName}, {"guidanceId", ic.GuidanceID},
+		{"inputDigest", ic.InputDigest},
 	} {
 		if kv[1] != "" {
 			fmt.Fprintf(&b, " %s=%q", kv[0], kv[1])
@@ -43,6 +44,9 @@ func Redacted(ic *IacCode) string {
 	fmt.Fprintf(&b, " cleanupOnly=%t", ic.CleanupOnly)
 	if ic.ActiveGuidance {
 		b.WriteString(" activeGuidance=true")
+	}
+	if ic.ExecutionFence != nil {
+		b.WriteString(" executionFence=set")
 	}
 	if c := ic.AlibabaCloud; c != nil {
 		fmt.Fprintf(&b, " alibabaCloud={credentials=%t securityToken=%t regionId=%q}",

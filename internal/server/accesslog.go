@@ -14,8 +14,9 @@ import (
 // request context (the adapter logs it, the A2A client sends it upstream),
 // serves r, then counts the answer and writes one access-log line.
 //
-// The line holds the method, the route label, the status, the duration and
-// the response body size: never the path of an unknown route, the query,
+// The line holds the method, the route label, the status, the error code
+// of a refusal (protocol.md §2.4), the duration and the response body
+// size: never the path of an unknown route, the query,
 // headers or either body, which may hold tokens or message text.
 func (h *Handler) serveLogged(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
@@ -26,7 +27,7 @@ func (h *Handler) serveLogged(w http.ResponseWriter, r *http.Request) {
 	if status == 0 {
 		status = http.StatusOK // the handler wrote nothing: net/http sends 200
 	}
-	h.logAccess(newAccessEntry(r, sw), status, sw.bytes)
+	h.logAccess(newAccessEntry(r, sw), status, sw.bytes, sw.code)
 }
 
 // withRequestID gives r its id and echoes it in the response; apart from
@@ -59,11 +60,11 @@ func newAccessEntry(r *http.Request, w *statusWriter) accessEntry {
 // stack that reaches 8 KiB doubles and never shrinks back).
 //
 //go:noinline
-func (h *Handler) logAccess(e accessEntry, status int, bytes int64) {
+func (h *Handler) logAccess(e accessEntry, status int, bytes int64, code string) {
 	if h.opts.Metrics != nil {
 		h.opts.Metrics.ObserveHTTP(e.route, status)
 	}
-	h.log.LogAttrs(e.ctx, slog.LevelInfo, "http request",
+	attrs := [...]slog.Attr{
 		slog.String("requestId", e.id),
 		slog.String("method", e.method),
 		slog.String("route", e.route),
@@ -71,7 +72,14 @@ func (h *Handler) logAccess(e accessEntry, status int, bytes int64) {
 		slog.Float64("durationMs", float64(time.Since(e.start).Microseconds())/1000),
 		slog.Int64("bytes", bytes),
 		slog.String("remote", e.remote),
-	)
+		slog.String("code", code),
+	}
+	list := attrs[:]
+	if code == "" {
+		// Only a refusal has a code: other lines stay as they were.
+		list = attrs[:len(attrs)-1]
+	}
+	h.log.LogAttrs(e.ctx, slog.LevelInfo, "http request", list...)
 }
 
 // statusWriter remembers the status and body size of a response. It adds
@@ -81,8 +89,27 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+	code   string // the error envelope's code, for the access line
 	id     string
 	start  time.Time
+}
+
+func (w *statusWriter) setErrorCode(code string) { w.code = code }
+
+// noteErrorCode tells the request's statusWriter, under any wrapper that
+// unwraps to it, the code of the error envelope being written.
+func noteErrorCode(w http.ResponseWriter, code string) {
+	for {
+		if sw, ok := w.(*statusWriter); ok {
+			sw.setErrorCode(code)
+			return
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return
+		}
+		w = u.Unwrap()
+	}
 }
 
 func (w *statusWriter) WriteHeader(code int) {

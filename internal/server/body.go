@@ -59,6 +59,13 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, limit int64) 
 
 func noRelease() {}
 
+// utf8BOM is the UTF-8 byte-order mark.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// trimBOM drops one UTF-8 byte-order mark at the start of a body, as the
+// original's json.loads of the body's bytes does (protocol.md §2.5 step 5).
+func trimBOM(body []byte) []byte { return bytes.TrimPrefix(body, utf8BOM) }
+
 // reserve takes n bytes of the body budget, waiting at most BodyTimeout
 // (then os.ErrDeadlineExceeded: 408 REQUEST_TIMEOUT, as for a body that
 // does not arrive), and returns the function that gives them back. A body
@@ -90,9 +97,10 @@ func (h *Handler) reserve(ctx context.Context, n int64) (func(), error) {
 	}, nil
 }
 
-// admitBody runs the checks both POST routes share, in order: bearer
-// authentication, the JSON media type, and the body limit (protocol.md §2.5
-// steps 2–4, §7.1). It answers the error itself and returns ok false.
+// admitBody runs the checks POST / and the cancel route share, in order:
+// bearer authentication, the JSON media type, and the body limit
+// (protocol.md §2.5 steps 2–4, §7.1); the body comes without a leading
+// byte-order mark. It answers the error itself and returns ok false.
 // invalidJSON is the route's message for a body that ended early. The
 // caller calls release once it is done with the body (it is a no-op when
 // ok is false).
@@ -108,7 +116,7 @@ func (h *Handler) admitBody(w http.ResponseWriter, r *http.Request, lang i18n.La
 	body, release, err := h.readBody(w, r, limit)
 	switch {
 	case err == nil:
-		return body, release, true
+		return trimBOM(body), release, true
 	case errors.Is(err, errTooLarge):
 		writeError(w, lang, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", tooLarge)
 	case errors.Is(err, os.ErrDeadlineExceeded):

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -56,5 +57,20 @@ func TestRootWithoutHTMLStays405(t *testing.T) {
 		if res.StatusCode != http.StatusMethodNotAllowed || res.Header.Get("Allow") != "POST" || !strings.HasPrefix(body, "Method Not Allowed") {
 			t.Fatalf("GET / Accept %q = %d Allow %q body %q", accept, res.StatusCode, res.Header.Get("Allow"), body)
 		}
+	}
+}
+
+// The console's workspace-roots route lists the allowed roots, behind the
+// bearer token like the API: the roots are server paths.
+func TestConsoleWorkspaceRoots(t *testing.T) {
+	e := newEnv(t, envOptions{authToken: "secret"})
+	res, body := get(t, e.URL+"console/workspace-roots", map[string]string{"Accept-Language": "es"})
+	if res.StatusCode != http.StatusUnauthorized || strings.TrimSpace(body) != `{"error":{"code":"UNAUTHORIZED","message":"Se requiere un token bearer válido."}}` {
+		t.Fatalf("without the token: %d %s", res.StatusCode, body)
+	}
+	res, body = get(t, e.URL+"console/workspace-roots", map[string]string{"Authorization": "Bearer secret"})
+	want, _ := json.Marshal(map[string][]string{"allowedRoots": {e.Root}})
+	if res.StatusCode != http.StatusOK || strings.TrimSpace(body) != string(want) || res.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("with the token: %d %s %q, want %s", res.StatusCode, body, res.Header.Get("Cache-Control"), want)
 	}
 }

@@ -2,9 +2,11 @@
 // and Origin checks and CORS for listed origins (hosts.go, cors.go), bearer
 // authentication, the pre-stream checks of POST / and of the cancellation
 // extension in their specified order (media type, body limits, JSON,
-// envelope), the JSON error envelope, the SSE response, the health and
-// metrics routes, the mounting of the browser console (internal/console)
-// and the redirect of a browser's GET / to it, the per-route request
+// envelope), the JSON error envelope (and the subscribe route's
+// {"error": <text>}, protocol.md §7.2), the SSE response, the health and
+// metrics routes, the mounting of the browser console (internal/console),
+// its read-only workspace-roots route (consoleroots.go) and the redirect
+// of a browser's GET / to it, the per-route request
 // counter, the request id (X-Request-Id) and the access log, and the
 // server's timeouts (protocol.md §2, §7.1), among them the bound on each
 // write of a stream (protocol.md §4.1).

@@ -13,14 +13,15 @@ import (
 // errorBody is the JSON error envelope used before a stream starts
 // (protocol.md §2.4).
 // The fields after code and message are ours (§2.4): field and reason
-// locate a validation failure, pendingInterrupts lists what a
-// RESUME_REQUIRED thread waits for.
+// locate a refusal, hint (translated) says what to do about it,
+// pendingInterrupts lists what a RESUME_REQUIRED thread waits for.
 type errorBody struct {
 	Error struct {
 		Code              string           `json:"code"`
 		Message           string           `json:"message"`
 		Field             string           `json:"field,omitempty"`
 		Reason            string           `json:"reason,omitempty"`
+		Hint              string           `json:"hint,omitempty"`
 		PendingInterrupts []agui.Interrupt `json:"pendingInterrupts,omitempty"`
 	} `json:"error"`
 }
@@ -31,6 +32,22 @@ func writeError(w http.ResponseWriter, lang i18n.Lang, status int, code, msg str
 	writeErrorDetails(w, lang, status, code, msg, nil)
 }
 
+// writeRefusal answers a refusal in the shape of r's route: on the
+// subscribe route {"error": <text>}, the English text untranslated, as the
+// original's (protocol.md §7.2); elsewhere the standard envelope.
+func writeRefusal(w http.ResponseWriter, r *http.Request, lang i18n.Lang, status int, code, msg string) {
+	if r.Pattern == patternSubscribe {
+		writePlainError(w, status, msg)
+		return
+	}
+	writeError(w, lang, status, code, msg)
+}
+
+// writePlainError answers {"error": text}.
+func writePlainError(w http.ResponseWriter, status int, text string) {
+	writeJSON(w, status, map[string]string{"error": text})
+}
+
 // writeErrorDetails is writeError with our optional fields.
 func writeErrorDetails(w http.ResponseWriter, lang i18n.Lang, status int, code, msg string, d *adapter.Details) {
 	var body errorBody
@@ -38,8 +55,12 @@ func writeErrorDetails(w http.ResponseWriter, lang i18n.Lang, status int, code, 
 	body.Error.Message = i18n.T(lang, msg)
 	if d != nil {
 		body.Error.Field, body.Error.Reason = d.Field, d.Reason
+		if d.Hint != "" {
+			body.Error.Hint = i18n.T(lang, d.Hint)
+		}
 		body.Error.PendingInterrupts = d.Pending
 	}
+	noteErrorCode(w, code)
 	writeJSON(w, status, body)
 }
 

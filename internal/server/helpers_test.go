@@ -22,6 +22,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent/demoagenttest"
 	"github.com/iac-code-agui/iac-code-agui/internal/e2etest"
+	"github.com/iac-code-agui/iac-code-agui/internal/fence"
 	"github.com/iac-code-agui/iac-code-agui/internal/metrics"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
@@ -69,6 +70,10 @@ type envOptions struct {
 	bodyBudget int64
 	// logger, when set, is the server's logger.
 	logger *slog.Logger
+	// stepDelay is the agent's pause between scripted frames (0: none).
+	stepDelay time.Duration
+	// fence is the adapter's writer fence (nil: off).
+	fence *fence.Fence
 }
 
 // newEnv starts the agent and the adapter. Cleanups run in reverse order:
@@ -87,7 +92,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	agentSrv, err := demoagenttest.Start(ctx, "127.0.0.1:0", demoagent.Options{Token: "upstream-token"})
+	agentSrv, err := demoagenttest.Start(ctx, "127.0.0.1:0", demoagent.Options{Token: "upstream-token", StepDelay: o.stepDelay})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,6 +124,7 @@ func (e *env) serve(t *testing.T) {
 		AllowedRoots:     request.AllowedRoots(e.allowedRoots()),
 		MaxCachedThreads: e.opts.maxCached,
 		CopilotKitCompat: e.opts.copilotKit,
+		Fence:            e.opts.fence,
 		Logger:           logger, // nil: slog.Default, as the server's
 	})
 	h := server.New(server.Options{Adapter: ad, AuthToken: e.opts.authToken, Version: "test", Heartbeat: e.opts.heartbeat, Metrics: e.Metrics, BodyTimeout: e.opts.bodyTimeout,

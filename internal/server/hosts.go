@@ -125,7 +125,7 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, code, msg strin
 	_, r.Pattern = h.mux.Handler(r)
 	h.log.LogAttrs(r.Context(), slog.LevelWarn, "AG-UI request refused",
 		slog.String("requestId", reqid.From(r.Context())), slog.String("code", code), what)
-	writeError(w, requestLang(r), http.StatusForbidden, code, msg)
+	writeRefusal(w, r, requestLang(r), http.StatusForbidden, code, msg)
 }
 
 // clip bounds a header value copied into the log.

@@ -55,12 +55,12 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, body []byte, thr
 	if errors.Is(err, cluster.ErrDraining) {
 		// This replica is stopping and serves nothing of the thread: the
 		// client's retry is served by another replica.
-		ownerUnavailable(w, lang, cluster.Owner{})
+		ownerUnavailable(w, r, lang, cluster.Owner{})
 		return nil, nop, false
 	}
 	if err != nil {
 		h.log.WarnContext(r.Context(), "AG-UI thread ownership unavailable", "threadId", threadID, "error", err)
-		writeError(w, lang, http.StatusServiceUnavailable, "STATE_UNAVAILABLE", i18n.MsgStateUnavailable)
+		writeRefusal(w, r, lang, http.StatusServiceUnavailable, "STATE_UNAVAILABLE", i18n.MsgStateUnavailable)
 		return nil, nop, false
 	}
 	if owner.Absent {
@@ -84,7 +84,7 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, body []byte, thr
 	if c.Forwarded(r) {
 		// The replica that sent this thought we own the thread; the lease
 		// moved meanwhile. No second hop: the client retries.
-		ownerUnavailable(w, lang, owner)
+		ownerUnavailable(w, r, lang, owner)
 		return nil, nop, false
 	}
 	if err := c.Forward(w, r, body, owner); errors.Is(err, cluster.ErrOwnerNotAllowed) {
@@ -92,21 +92,21 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request, body []byte, thr
 		// sent to it (docs/decisions.md, "Forwarding only to configured
 		// replicas").
 		h.log.WarnContext(r.Context(), "AG-UI thread owner is not a configured replica; not forwarded", "threadId", threadID, "owner", owner.URL)
-		ownerUnavailable(w, lang, owner)
+		ownerUnavailable(w, r, lang, owner)
 	} else if err != nil {
 		h.log.WarnContext(r.Context(), "AG-UI thread owner unreachable", "threadId", threadID, "error", err)
-		ownerUnavailable(w, lang, owner)
+		ownerUnavailable(w, r, lang, owner)
 	}
 	return nil, nop, false
 }
 
 // ownerUnavailable answers 503 OWNER_UNAVAILABLE with the time left on the
 // unreachable owner's lease as Retry-After.
-func ownerUnavailable(w http.ResponseWriter, lang i18n.Lang, owner cluster.Owner) {
+func ownerUnavailable(w http.ResponseWriter, r *http.Request, lang i18n.Lang, owner cluster.Owner) {
 	secs := int(math.Ceil(owner.Expires.Seconds()))
 	if secs < 1 {
 		secs = 1
 	}
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	writeError(w, lang, http.StatusServiceUnavailable, CodeOwnerUnavailable, i18n.MsgOwnerUnavailable)
+	writeRefusal(w, r, lang, http.StatusServiceUnavailable, CodeOwnerUnavailable, i18n.MsgOwnerUnavailable)
 }

@@ -7,11 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
 	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
+	"github.com/iac-code-agui/iac-code-agui/internal/fence"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
 	"github.com/iac-code-agui/iac-code-agui/internal/server"
 	"github.com/iac-code-agui/iac-code-agui/internal/state"
@@ -26,20 +28,36 @@ import (
 type script struct {
 	mu      sync.Mutex
 	methods []string
+	bodies  []string // the raw request bodies, in call order
 	answer  func(method string, n int, ctxID string) (stream bool, results []string)
+	// handoff answers /iac-code/handoff/<op> (recorded as "handoff:<op>")
+	// with a status and a body; nil answers 404, as an agent without the
+	// session-handoff service.
+	handoff func(op string, n int, body map[string]any) (status int, answer string)
+	// auth is the Authorization header of every call, in order.
+	auth []string
+	// hold, when set, returns for a streaming call a channel that keeps
+	// its stream open after its frames until closed (nil: none).
+	hold func(method string, n int) <-chan struct{}
 }
 
 func (s *script) serve(t *testing.T) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		if op, ok := strings.CutPrefix(r.URL.Path, "/iac-code/handoff/"); ok {
+			s.serveHandoff(w, r, op, raw)
+			return
+		}
 		if r.URL.Path != "/" {
 			http.NotFound(w, r)
 			return
 		}
 		var req struct{ Method string }
-		raw, _ := io.ReadAll(r.Body)
 		_ = json.Unmarshal(raw, &req)
 		s.mu.Lock()
+		s.bodies = append(s.bodies, string(raw))
+		s.auth = append(s.auth, r.Header.Get("Authorization"))
 		n := 0
 		for _, m := range s.methods {
 			if m == req.Method {
@@ -58,9 +76,44 @@ func (s *script) serve(t *testing.T) string {
 		for _, res := range results {
 			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":%s}\n\n", res)
 		}
+		if s.hold != nil {
+			// The stream stays open after its frames until the test
+			// lets it end (or the client leaves).
+			w.(http.Flusher).Flush()
+			if ch := s.hold(req.Method, n); ch != nil {
+				select {
+				case <-ch:
+				case <-r.Context().Done():
+				}
+			}
+		}
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/"
+}
+
+func (s *script) serveHandoff(w http.ResponseWriter, r *http.Request, op string, raw []byte) {
+	var body map[string]any
+	_ = json.Unmarshal(raw, &body)
+	s.mu.Lock()
+	n := 0
+	for _, m := range s.methods {
+		if m == "handoff:"+op {
+			n++
+		}
+	}
+	s.methods = append(s.methods, "handoff:"+op)
+	s.bodies = append(s.bodies, string(raw))
+	s.auth = append(s.auth, r.Method+" "+r.Header.Get("Authorization"))
+	s.mu.Unlock()
+	if s.handoff == nil {
+		http.NotFound(w, r)
+		return
+	}
+	status, answer := s.handoff(op, n, body)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, answer)
 }
 
 func (s *script) calls() string {
@@ -71,11 +124,25 @@ func (s *script) calls() string {
 
 func scriptedEnv(t *testing.T, s *script) (string, *env) {
 	t.Helper()
+	return scriptedEnvWith(t, s, scriptedOptions{})
+}
+
+// scriptedOptions are the scripted environment's settings beyond the
+// defaults.
+type scriptedOptions struct {
+	authToken, upstreamToken string
+	fence                    *fence.Fence
+}
+
+func scriptedEnvWith(t *testing.T, s *script, o scriptedOptions) (string, *env) {
+	t.Helper()
 	root, _ := filepath.EvalSymlinks(t.TempDir())
-	ad := adapter.New(adapter.Options{Store: filestore.New(t.TempDir()), Upstream: adapter.A2A(a2a.New(s.serve(t), "")), AllowedRoots: request.AllowedRoots([]string{root})})
-	srv := httptest.NewServer(server.New(server.Options{Adapter: ad}))
+	stateDir := t.TempDir()
+	client := a2a.New(s.serve(t), o.upstreamToken)
+	ad := adapter.New(adapter.Options{Store: filestore.New(stateDir), Upstream: adapter.A2A(client), AllowedRoots: request.AllowedRoots([]string{root}), Fence: o.fence})
+	srv := httptest.NewServer(server.New(server.Options{Adapter: ad, Handoff: client, AuthToken: o.authToken}))
 	t.Cleanup(srv.Close)
-	return srv.URL + "/", &env{Root: root}
+	return srv.URL + "/", &env{Root: root, StateDir: stateDir}
 }
 
 func permissionInput(taskID, ctxID string) string {

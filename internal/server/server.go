@@ -65,6 +65,9 @@ type Options struct {
 	// Upstream names the agent behind the server for /health: "demo",
 	// "managed" or "url" ("" leaves the member out).
 	Upstream string
+	// Handoff is A2A's session-handoff service behind the handoff routes
+	// (handoff.go); nil answers them as A2A's 404 would.
+	Handoff HandoffUpstream
 }
 
 // Route patterns; the request counter labels requests by them.
@@ -118,6 +121,7 @@ func New(o Options) *Handler {
 	h.mux.HandleFunc(patternRun, h.run)
 	h.mux.HandleFunc(patternCancel, h.cancel)
 	h.mux.HandleFunc(patternSubscribe, h.subscribe)
+	h.mux.HandleFunc(patternHandoff, h.handoff)
 	if o.Metrics != nil {
 		h.mux.HandleFunc(patternMetrics, h.metrics)
 		o.Metrics.ServerGauges(
@@ -127,6 +131,7 @@ func New(o Options) *Handler {
 	// The browser console: public static files, no token needed to load it.
 	h.mux.Handle("GET "+console.Path, console.Handler())
 	h.mux.Handle("GET "+console.Path+"/", console.Handler())
+	h.mux.HandleFunc(patternConsoleRoots, h.consoleRoots)
 	h.mux.HandleFunc(patternRoot, root)
 	return h
 }
@@ -173,6 +178,9 @@ func (h *Handler) SpanName(r *http.Request) string {
 	_, pattern := h.mux.Handler(r)
 	if pattern == "" {
 		return r.Method
+	}
+	if !strings.Contains(pattern, " ") {
+		pattern = r.Method + " " + pattern // a pattern for every method
 	}
 	return strings.Replace(pattern, "{$}", "", 1)
 }
@@ -248,6 +256,17 @@ func (h *Handler) authorized(r *http.Request) bool {
 		return false
 	}
 	return subtle.ConstantTimeCompare([]byte(token), []byte(want)) == 1
+}
+
+// authorizedExact compares the whole Authorization header with
+// "Bearer " + token in constant time: the scheme's letter case counts, as
+// on the original's subscribe route (protocol.md §2.3).
+func (h *Handler) authorizedExact(r *http.Request) bool {
+	want := h.opts.AuthToken
+	if want == "" {
+		return true
+	}
+	return subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+want)) == 1
 }
 
 // jsonMediaType reports whether Content-Type's media type is

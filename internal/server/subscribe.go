@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
 	"unicode/utf8"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/adapter"
@@ -12,27 +13,47 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 )
 
+// observeUnauthorized is the subscribe route's 401 text (protocol.md §2.3).
+const observeUnauthorized = "Unauthorized"
+
 // subscribeKeys are the only body keys of the subscribe route.
 var subscribeKeys = map[string]bool{"threadId": true, "runId": true, "rosInvocationId": true, "afterSequence": true}
 
 // subscribe serves the read-only observation route (protocol.md §7.2).
-// Its refusals are {"error": <text>}, as the original's; authentication,
-// media type and size are checked as on the other routes.
+// Every refusal is {"error": <text>}, as the original's. Like the
+// original's it takes the whole Authorization header exactly (§2.3) and
+// any Content-Type; unlike it, the body is bounded (docs/decisions.md,
+// "Subscribe route refusals").
 func (h *Handler) subscribe(w http.ResponseWriter, r *http.Request) {
 	lang := requestLang(r)
-	body, release, ok := h.admitBody(w, r, lang, maxCancelBody, i18n.MsgRequestTooLarge, i18n.MsgInvalidJSON)
-	if !ok {
+	if !h.authorizedExact(r) {
+		writePlainError(w, http.StatusUnauthorized, observeUnauthorized)
+		return
+	}
+	body, release, err := h.readBody(w, r, maxCancelBody)
+	switch {
+	case errors.Is(err, errTooLarge):
+		writePlainError(w, http.StatusRequestEntityTooLarge, i18n.MsgRequestTooLarge)
+		return
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		writePlainError(w, http.StatusRequestTimeout, i18n.MsgRequestTimeout)
+		return
+	case err != nil:
+		// A body that ended early does not parse: the original's answer
+		// to a body that is not JSON.
+		writePlainError(w, http.StatusBadRequest, adapter.ObserveInvalidIdentity)
 		return
 	}
 	defer release()
+	body = trimBOM(body)
 	var obj map[string]any
 	if !utf8.Valid(body) || json.Unmarshal(body, &obj) != nil || obj == nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": adapter.ObserveInvalidIdentity})
+		writePlainError(w, http.StatusBadRequest, adapter.ObserveInvalidIdentity)
 		return
 	}
 	for k := range obj {
 		if !subscribeKeys[k] {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": adapter.ObserveInvalidIdentity})
+			writePlainError(w, http.StatusBadRequest, adapter.ObserveInvalidIdentity)
 			return
 		}
 	}
@@ -51,10 +72,10 @@ func (h *Handler) subscribe(w http.ResponseWriter, r *http.Request) {
 	var oe *adapter.ObserveError
 	switch {
 	case errors.As(err, &oe):
-		writeJSON(w, oe.Status, map[string]string{"error": oe.Text})
+		writePlainError(w, oe.Status, oe.Text)
 		done()
 	case err != nil:
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": err.Error()})
+		writePlainError(w, http.StatusServiceUnavailable, err.Error())
 		done()
 	default:
 		// An observation waits as long as a run does: it is counted like

@@ -21,6 +21,7 @@ func TestSpanNames(t *testing.T) {
 		{"GET", "/metrics", "GET", false}, // no Metrics: no route either
 		{"GET", "/no/such/secret-route", "GET", false},
 		{"DELETE", "/", "DELETE", false},
+		{"POST", "/iac-code/handoff/prepare", "POST /iac-code/handoff/{operation}", true},
 	} {
 		r := httptest.NewRequest(c.method, c.path, nil)
 		if got := h.SpanName(r); got != c.name {

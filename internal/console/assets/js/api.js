@@ -1,6 +1,9 @@
-// The console's only network calls: POST / (RunAgentInput in, SSE out) and
-// the cancellation extension, both on the origin that served the page, both
-// carrying the bearer token the user typed (when there is one).
+// The console's network calls: POST / (RunAgentInput in, SSE out), the
+// cancellation extension and, when a workspace is refused as outside the
+// allowed roots, GET /console/workspace-roots; all on the origin that
+// served the page, all carrying the bearer token the user typed (when there
+// is one).
+import { t } from "./i18n.js";
 import { readSSE } from "./sse.js";
 
 /** An error answered before the stream, or a transport failure. */
@@ -45,7 +48,7 @@ async function post(path, { token, language }, body, extra, signal) {
     });
   } catch (err) {
     if (err?.name === "AbortError") throw err;
-    throw new ApiError(0, "NETWORK_ERROR", "The adapter cannot be reached.", null);
+    throw new ApiError(0, "NETWORK_ERROR", t("error.network"), null);
   }
 }
 
@@ -86,4 +89,16 @@ export async function cancelExecution({ token, language, executionId, threadId, 
   const res = await post(path, { token, language }, { threadId, rosInvocationId });
   if (!res.ok) throw await errorOf(res);
   return res.json();
+}
+
+/** GET /console/workspace-roots: the allowed workspace roots, or null. */
+export async function workspaceRoots({ token, language }) {
+  try {
+    const res = await fetch(new URL("/console/workspace-roots", location.origin), { headers: headers(token, language), cache: "no-store" });
+    if (!res.ok) return null;
+    const doc = await res.json();
+    return Array.isArray(doc.allowedRoots) ? doc.allowedRoots.filter((r) => typeof r === "string") : null;
+  } catch {
+    return null;
+  }
 }

@@ -1,10 +1,11 @@
 // The console's controller: settings, threads, sending runs and resumes,
 // cancellation, and keeping the pending interrupts of each thread so they
 // can be answered after a reload.
-import { ApiError, cancelExecution, runAgent } from "./api.js";
+import { ApiError, cancelExecution, runAgent, workspaceRoots } from "./api.js";
 import { h, append, clear, uid, fmtTime } from "./dom.js";
 import { interruptCard } from "./forms.js";
-import { Timeline } from "./render.js";
+import { language, setLanguage, t } from "./i18n.js";
+import { CLEARS_PENDING, Timeline, outsideRoots } from "./render.js";
 import * as store from "./store.js";
 
 const $ = (id) => document.getElementById(id);
@@ -12,13 +13,9 @@ const ui = {
   timeline: $("timeline"), pending: $("pending"), composer: $("composer"), message: $("message"),
   send: $("send"), cancel: $("cancel-run"), hint: $("composer-hint"), status: $("status"),
   threads: $("thread-list"), newThread: $("new-thread"), settings: $("settings-form"),
-  cwd: $("cwd"), runMode: $("run-mode"), pipelineName: $("pipeline-name"), language: $("language"),
-  token: $("token"), showToken: $("show-token"), session: $("session-info"), threadTitle: $("thread-title"),
+  cwd: $("cwd"), cwdBound: $("cwd-bound"), cwdNew: $("cwd-new"), runMode: $("run-mode"), pipelineName: $("pipeline-name"),
+  language: $("language"), token: $("token"), showToken: $("show-token"), session: $("session-info"), threadTitle: $("thread-title"),
 };
-
-// Errors after which a resumed interrupt is gone (adapter.md §5.6–§5.8);
-// after any other RUN_ERROR of a resume the interrupts stay answerable.
-const CLEARS_PENDING = new Set(["CANCELLED", "EXECUTION_LOST", "RESUME_ALREADY_APPLIED", "STATE_PERSISTENCE_FAILED"]);
 
 const timeline = new Timeline(ui.timeline);
 let settings = store.loadSettings();
@@ -29,6 +26,14 @@ let busy = false;
 let lastDrop = 0;
 let heartbeatAt = 0;
 let answers = new Map();
+let cancelAsked = false;
+let status = { kind: "idle", key: null, params: null };
+
+// A thread is bound to its workspace once the adapter accepted its first
+// request (RUN_STARTED); a first request refused before the stream (a
+// workspace outside the allowed roots) leaves it free to change. Threads
+// stored before "bound" existed were bound when they started.
+const bound = (x) => Boolean(x?.bound ?? x?.started);
 
 // ---- settings
 
@@ -41,12 +46,15 @@ function showSettings() {
 }
 
 function readSettings() {
+  const lang = settings.language;
   settings = {
-    cwd: ui.cwd.value.trim(), runMode: ui.runMode.value, pipelineName: ui.pipelineName.value.trim(),
+    // A bound thread's workspace field shows its binding, read-only.
+    cwd: bound(thread) ? settings.cwd : ui.cwd.value.trim(), runMode: ui.runMode.value, pipelineName: ui.pipelineName.value.trim(),
     language: ui.language.value, token: ui.token.value.trim(),
   };
   store.saveSettings(settings);
-  if (thread && !thread.started) thread.cwd = settings.cwd;
+  if (thread && !bound(thread)) thread.cwd = settings.cwd;
+  if (settings.language !== lang) applyLanguage();
   renderSession();
 }
 
@@ -57,64 +65,96 @@ ui.showToken.addEventListener("click", () => {
   const show = ui.token.type === "password";
   ui.token.type = show ? "text" : "password";
   ui.showToken.setAttribute("aria-pressed", String(show));
-  ui.showToken.textContent = show ? "Hide" : "Show";
+  ui.showToken.textContent = show ? t("token.hide") : t("token.show");
 });
+
+// The console's own labels follow the chosen language (or the browser's);
+// what is on screen is drawn again from the thread's log in it.
+function applyLanguage() {
+  setLanguage(settings.language);
+  ui.showToken.textContent = ui.token.type === "password" ? t("token.show") : t("token.hide");
+  if (!busy && thread) open(thread);
+  else {
+    renderThreads();
+    renderSession();
+    setStatus(status.kind, status.key, status.params);
+  }
+}
 
 // ---- threads
 
 function newThread() {
   return {
-    id: uid("console-"), title: "New thread", cwd: settings.cwd, rosInvocationId: uid("inv-"),
-    createdAt: Date.now(), updatedAt: Date.now(), pending: [], session: null, started: false,
+    id: uid("console-"), title: "", cwd: settings.cwd, rosInvocationId: uid("inv-"),
+    createdAt: Date.now(), updatedAt: Date.now(), pending: [], session: null, started: false, bound: false,
   };
 }
 
 function persist() {
   if (!thread?.started) return;
   thread.updatedAt = Date.now();
-  threads = [thread, ...threads.filter((t) => t.id !== thread.id)];
+  threads = [thread, ...threads.filter((x) => x.id !== thread.id)];
   store.saveThreads(threads);
   store.saveLog(thread.id, log);
   store.setCurrentThreadId(thread.id);
   renderThreads();
 }
 
-function open(t) {
+function open(next) {
   if (busy) return;
-  thread = t;
+  thread = next;
   answers = new Map();
-  log = t.started ? store.loadLog(t.id) : [];
+  log = next.started ? store.loadLog(next.id) : [];
   timeline.reset();
   for (const entry of log) timeline.apply(entry);
   timeline.flush();
   timeline.endRun();
   timeline.scrollToEnd();
-  if (t.started) {
-    ui.cwd.value = t.cwd;
-    settings.cwd = t.cwd;
+  if (bound(next)) {
+    settings.cwd = next.cwd;
     store.saveSettings(settings);
-    store.setCurrentThreadId(t.id);
+    store.setCurrentThreadId(next.id);
   }
+  renderWorkspace();
   renderThreads();
   renderPending();
   renderSession();
-  setStatus(t.pending.length ? "waiting" : "idle");
+  setStatus(next.pending.length ? "waiting" : "idle");
 }
+
+// A thread stays bound to its first workspace: the adapter refuses another
+// one for it (protocol.md §3.5, THREAD_BINDING_CONFLICT). So the field of a
+// bound thread shows that workspace, read-only, says why, and offers a
+// new thread for another one.
+function renderWorkspace() {
+  const fixed = bound(thread);
+  ui.cwd.value = fixed ? thread.cwd : settings.cwd;
+  ui.cwd.readOnly = fixed;
+  ui.cwd.setAttribute("aria-describedby", fixed ? "cwd-bound-text" : "cwd-help");
+  ui.cwdBound.hidden = !fixed;
+  $("cwd-help").hidden = fixed;
+}
+
+ui.cwdNew.addEventListener("click", () => {
+  open(newThread());
+  ui.cwd.focus();
+  ui.cwd.select();
+});
 
 function renderThreads() {
   clear(ui.threads);
   const list = thread && !thread.started ? [thread, ...threads] : threads;
-  for (const t of list) {
-    const current = t.id === thread?.id;
+  for (const x of list) {
+    const current = x.id === thread?.id;
     ui.threads.append(h("li", {}, h("button", {
-      type: "button", class: "thread", "aria-current": current ? "true" : null, dataset: { threadId: t.id },
-      onclick: () => open(threads.find((x) => x.id === t.id) ?? t),
+      type: "button", class: "thread", "aria-current": current ? "true" : null, dataset: { threadId: x.id },
+      onclick: () => open(threads.find((y) => y.id === x.id) ?? x),
     },
-    h("span", { class: "thread-title" }, t.title),
-    h("span", { class: "thread-meta" }, t.started ? new Date(t.updatedAt).toLocaleString() : "Not started",
-      t.pending?.length ? h("span", { class: "badge warn" }, `${t.pending.length} waiting`) : null))));
+    h("span", { class: "thread-title" }, x.started ? x.title : t("thread.new")),
+    h("span", { class: "thread-meta" }, x.started ? new Date(x.updatedAt).toLocaleString(language()) : t("thread.notStarted"),
+      x.pending?.length ? h("span", { class: "badge warn" }, t("thread.waiting", { count: x.pending.length })) : null))));
   }
-  ui.threadTitle.textContent = thread?.title ?? "";
+  ui.threadTitle.textContent = thread?.started ? thread.title : thread ? t("thread.new") : "";
 }
 
 ui.newThread.addEventListener("click", () => {
@@ -124,26 +164,24 @@ ui.newThread.addEventListener("click", () => {
 
 // ---- status and session panel
 
-function setStatus(kind, text) {
-  const words = { idle: "Ready", running: "Streaming", waiting: "Waiting for your answer", error: "Error", dropped: "Connection lost" };
+function setStatus(kind, key, params) {
+  status = { kind, key, params };
   ui.status.dataset.state = kind;
-  ui.status.textContent = text ?? words[kind] ?? kind;
+  ui.status.textContent = t(key ?? `pill.${kind}`, params);
 }
 
 function renderSession() {
   const s = thread?.session;
   const rows = [
-    ["Thread", thread?.id], ["Workspace", thread?.started ? thread.cwd : settings.cwd],
-    ["Execution", s?.executionId], ["Task", s?.taskId], ["Invocation", thread?.rosInvocationId],
+    [t("session.thread"), thread?.id], [t("session.workspace"), bound(thread) ? thread.cwd : settings.cwd],
+    [t("session.execution"), s?.executionId], [t("session.task"), s?.taskId], [t("session.invocation"), thread?.rosInvocationId],
   ];
   append(clear(ui.session), rows.filter(([, v]) => v).map(([k, v]) => [h("dt", {}, k), h("dd", { class: "mono" }, v)]));
-  if (heartbeatAt) ui.session.append(h("dt", {}, "Heartbeat"), h("dd", { id: "heartbeat" }, fmtTime(heartbeatAt)));
+  if (heartbeatAt) ui.session.append(h("dt", {}, t("session.heartbeat")), h("dd", { id: "heartbeat" }, fmtTime(heartbeatAt)));
   ui.cancel.disabled = !s?.executionId || !(busy || thread?.pending.length);
   ui.send.disabled = busy;
   ui.message.setAttribute("aria-disabled", String(busy));
-  ui.hint.textContent = busy ? "The agent is working. You can cancel the execution."
-    : thread?.pending.length ? "Answer the request above to continue, or cancel the execution."
-      : "Enter to send · Shift+Enter for a new line";
+  ui.hint.textContent = busy ? t("hint.busy") : thread?.pending.length ? t("hint.pending") : t("hint.idle");
 }
 
 // ---- pending interrupts
@@ -155,14 +193,14 @@ function renderPending() {
   if (!pending.length) return;
   const many = pending.length > 1;
   const sendAll = h("button", { type: "button", class: "btn primary", disabled: true, onclick: () => submitAnswers() },
-    `Send ${pending.length} answers`);
+    t("answers.sendAll", { count: pending.length }));
   for (const it of pending) {
     const card = interruptCard(it, (entry, summary) => {
       answers.set(it.id, { entry, summary });
       if (!many) return submitAnswers();
       card.classList.add("answered");
       card.querySelector(".chosen")?.remove();
-      card.append(h("p", { class: "chosen" }, `Answer: ${summary}`));
+      card.append(h("p", { class: "chosen" }, t("answers.chosen", { summary })));
       sendAll.disabled = answers.size < pending.length;
       if (!sendAll.disabled) sendAll.focus();
     });
@@ -188,7 +226,7 @@ function record(entry) {
 }
 
 function input(extra) {
-  const iac = { schemaVersion: 1, rosInvocationId: thread.rosInvocationId, cwd: thread.started ? thread.cwd : settings.cwd };
+  const iac = { schemaVersion: 1, rosInvocationId: thread.rosInvocationId, cwd: bound(thread) ? thread.cwd : settings.cwd };
   if (settings.runMode) iac.runMode = settings.runMode;
   if (settings.pipelineName) iac.pipelineName = settings.pipelineName;
   if (settings.language) iac.preferredLanguage = settings.language;
@@ -197,13 +235,15 @@ function input(extra) {
 
 function send(text) {
   if (busy || !text.trim()) return;
-  if (!thread.started) {
+  if (!bound(thread)) {
     if (!settings.cwd) {
       ui.cwd.focus();
-      return setStatus("error", "Set a workspace first");
+      return setStatus("error", "pill.noWorkspace");
     }
-    thread.started = true;
     thread.cwd = settings.cwd;
+  }
+  if (!thread.started) {
+    thread.started = true;
     thread.title = text.trim().replace(/\s+/g, " ").slice(0, 60);
   }
   ui.message.value = "";
@@ -214,6 +254,7 @@ function send(text) {
 async function execute(extra, isResume) {
   busy = true;
   heartbeatAt = 0;
+  cancelAsked = false;
   ui.pending.inert = true;
   setStatus("running");
   renderSession();
@@ -230,13 +271,13 @@ async function execute(extra, isResume) {
           },
           onHeartbeat: () => {
             heartbeatAt = Date.now();
-            setStatus("running", `Streaming · heartbeat ${fmtTime(heartbeatAt)}`);
+            setStatus("running", "pill.heartbeat", { time: fmtTime(heartbeatAt) });
             renderSession();
           },
         });
         if (r.dropped && !ended) {
           lastDrop = Date.now();
-          record({ type: "console.note", level: "warning", text: "The connection closed before the run ended. A normal run is cancelled by the adapter when its client goes away; an interrupt stays answerable. Send a new message to continue." });
+          record({ type: "console.note", level: "warning", key: "note.dropped" });
           timeline.endRun();
           setStatus("dropped");
         }
@@ -246,11 +287,11 @@ async function execute(extra, isResume) {
         // Right after a dropped connection the adapter may still hold the
         // thread for a moment; wait for it instead of failing the user.
         if (err.code === "THREAD_BUSY" && Date.now() - lastDrop < 15000 && attempt < 30) {
-          setStatus("running", "Waiting for the adapter to release the thread");
+          setStatus("running", "pill.waitThread");
           await new Promise((r) => setTimeout(r, 250));
           continue;
         }
-        onApiError(err);
+        await onApiError(err);
         break;
       }
     }
@@ -268,7 +309,10 @@ async function execute(extra, isResume) {
 
 function onEvent(e, isResume) {
   record(e);
-  if (e.type === "CUSTOM" && e.name === "iac-code.session.v1") {
+  if (e.type === "RUN_STARTED" && !bound(thread)) {
+    thread.bound = true;
+    renderWorkspace();
+  } else if (e.type === "CUSTOM" && e.name === "iac-code.session.v1") {
     thread.session = e.value;
     renderSession();
   } else if (e.type === "RUN_FINISHED") {
@@ -276,19 +320,25 @@ function onEvent(e, isResume) {
     setStatus(thread.pending.length ? "waiting" : "idle");
   } else if (e.type === "RUN_ERROR") {
     if (!isResume || CLEARS_PENDING.has(e.code)) thread.pending = [];
-    setStatus("error", `Error · ${e.code}`);
+    if (e.code === "CANCELLED" && cancelAsked) setStatus("cancelled");
+    else setStatus("error", "pill.errorCode", { code: e.code });
   }
 }
 
-function onApiError(err) {
-  record({ type: "console.error", status: err.status || null, code: err.code, message: err.message });
-  setStatus("error", `Error · ${err.code}`);
+async function onApiError(err) {
+  const e = err.body?.error ?? {};
+  const entry = { type: "console.error", status: err.status || null, code: err.code, message: err.message };
+  if (typeof e.field === "string") entry.field = e.field;
+  if (typeof e.reason === "string") entry.reason = e.reason;
+  // The roots are not in the refusal (it names no path the client did not
+  // send); the console asks for them and keeps them with the error.
+  if (outsideRoots(entry)) entry.roots = await workspaceRoots({ token: settings.token, language: settings.language });
+  record(entry);
+  setStatus("error", "pill.errorCode", { code: err.code });
   if (err.code === "RESUME_REQUIRED") {
-    const fromServer = err.body?.error?.pendingInterrupts;
+    const fromServer = e.pendingInterrupts;
     if (Array.isArray(fromServer) && fromServer.length) thread.pending = fromServer;
-    if (!thread.pending.length) {
-      record({ type: "console.note", level: "warning", text: "The adapter waits for answers to interrupts this browser does not know. Cancel the execution to continue." });
-    }
+    if (!thread.pending.length) record({ type: "console.note", level: "warning", key: "note.unknownPending" });
   }
 }
 
@@ -298,21 +348,22 @@ ui.cancel.addEventListener("click", async () => {
   const s = thread?.session;
   if (!s?.executionId) return;
   ui.cancel.disabled = true;
+  cancelAsked = true;
+  record({ type: "console.cancel", executionId: s.executionId });
   try {
     const r = await cancelExecution({ token: settings.token, language: settings.language, executionId: s.executionId, threadId: thread.id, rosInvocationId: s.rosInvocationId ?? thread.rosInvocationId });
-    const text = r.status === "cancelled" ? "Cancellation requested: the execution was cancelled." : `The execution had already ended (${r.status}).`;
+    record({ type: "console.cancelled", status: r.status, streaming: busy });
     if (!busy) {
+      // Nothing streams: the cancel settles the waiting interrupts itself.
       thread.pending = [];
-      record({ type: "console.note", level: "info", text });
       persist();
       renderPending();
-      setStatus("idle");
-    } else {
-      record({ type: "console.note", level: "info", text });
+      setStatus(r.status === "cancelled" ? "cancelled" : "idle");
     }
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    record({ type: "console.error", status: err.status || null, code: err.code, message: err.message });
+    cancelAsked = false;
+    record({ type: "console.error", origin: "cancel", status: err.status || null, code: err.code, message: err.message });
   } finally {
     renderSession();
   }
@@ -341,6 +392,7 @@ fetch("/health", { cache: "no-store" })
   .catch(() => {});
 
 showSettings();
-const saved = threads.find((t) => t.id === store.currentThreadId());
+setLanguage(settings.language);
+const saved = threads.find((x) => x.id === store.currentThreadId());
 open(saved ?? newThread());
 ui.message.focus();

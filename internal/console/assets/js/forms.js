@@ -3,6 +3,7 @@
 // metadata only labels and explains it. A schema the console does not
 // recognise still gets a JSON editor, so every interrupt can be answered.
 import { h, uid } from "./dom.js";
+import { t } from "./i18n.js";
 
 /**
  * Builds the card of one pending interrupt. answer(entry, summary) is
@@ -19,11 +20,11 @@ export function interruptCard(it, answer) {
   const prompt = md.prompt || it.message || "";
   body.append(h("p", { class: "prompt", id: `${id}-prompt` }, prompt));
   const facts = [
-    ["Tool", md.toolName], ["Purpose", md.purpose], ["Target", md.target], ["Effect", md.effect],
-    ["Read-only", md.isReadOnly === undefined ? undefined : md.isReadOnly ? "yes" : "no"],
+    [t("fact.tool"), md.toolName], [t("fact.purpose"), md.purpose], [t("fact.target"), md.target], [t("fact.effect"), md.effect],
+    [t("fact.readOnly"), md.isReadOnly === undefined ? undefined : md.isReadOnly ? t("yes") : t("no")],
   ].filter(([, v]) => v !== undefined && v !== null && v !== "");
   if (facts.length) body.append(h("dl", { class: "facts" }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, String(v))])));
-  if (md.safeSummary) body.append(h("pre", { class: "code", "aria-label": "Request summary" }, md.safeSummary));
+  if (md.safeSummary) body.append(h("pre", { class: "code", "aria-label": t("interrupt.summary") }, md.safeSummary));
 
   let overrides = () => ({});
   if (md.deploymentSummary && shape.consts.some((c) => c.overrides)) {
@@ -69,12 +70,12 @@ export function interruptCard(it, answer) {
   // which ends the execution (adapter.md §5.8).
   if (it.reason !== "tool_call") {
     body.append(h("div", { class: "cancel-row" }, h("button", {
-      type: "button", class: "btn link", title: "Send a cancelled answer; the agent stops this execution",
-      onclick: () => answer({ interruptId: it.id, status: "cancelled" }, "Cancelled the request"),
-    }, "Cancel this request")));
+      type: "button", class: "btn link", title: t("interrupt.cancelTitle"),
+      onclick: () => answer({ interruptId: it.id, status: "cancelled" }, t("interrupt.cancelledAnswer")),
+    }, t("interrupt.cancel"))));
   }
 
-  const title = md.title || (it.reason === "tool_call" ? "Permission required" : "Input required");
+  const title = md.title || (it.reason === "tool_call" ? t("interrupt.permission") : t("interrupt.input"));
   const el = h("section", {
     class: `card interrupt kind-${md.kind ?? "other"}`, "aria-labelledby": `${id}-title`, "aria-describedby": `${id}-prompt`,
     dataset: { interruptId: it.id, kind: md.kind ?? "" },
@@ -122,14 +123,14 @@ function valueChooser(md, spec, id, send) {
   const name = `${id}-value`;
   const form = h("form", { class: "choices" });
   if (!opts.length) return h("div");
-  form.append(h("fieldset", {}, h("legend", {}, md.selector?.resourceType ? `Choose a ${md.selector.resourceType}` : "Choose one"),
+  form.append(h("fieldset", {}, h("legend", {}, md.selector?.resourceType ? t("choice.typed", { type: md.selector.resourceType }) : t("choice.one")),
     opts.map((o, i) => {
       const value = o.id ?? o.value;
       return h("label", { class: "choice" },
         h("input", { type: "radio", name, value, checked: i === 0 }),
         h("span", {}, o.label ?? value), o.description ? h("span", { class: "muted" }, o.description) : null);
     })));
-  form.append(h("button", { type: "submit", class: "btn primary" }, "Use this one"));
+  form.append(h("button", { type: "submit", class: "btn primary" }, t("choice.use")));
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
     const value = new FormData(form).get(name);
@@ -144,8 +145,8 @@ function valueChooser(md, spec, id, send) {
 function freeTextForm(md, spec, id, send) {
   const input = h("textarea", { id: `${id}-free`, rows: "2", required: true, placeholder: md.freeTextPrompt ?? "" });
   const form = h("form", { class: "free-text" },
-    h("label", { for: `${id}-free` }, md.freeTextPrompt || "Answer in your own words"),
-    h("div", { class: "row" }, input, h("button", { type: "submit", class: "btn" }, "Send answer")));
+    h("label", { for: `${id}-free` }, md.freeTextPrompt || t("free.label")),
+    h("div", { class: "row" }, input, h("button", { type: "submit", class: "btn" }, t("answer.send"))));
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
     const text = input.value.trim();
@@ -165,9 +166,9 @@ function jsonForm(it, id, send) {
   const area = h("textarea", { id: `${id}-json`, rows: "4", class: "mono", spellcheck: "false" }, "{}");
   const err = h("p", { class: "field-error", role: "alert" });
   const form = h("form", { class: "json-answer" },
-    h("label", { for: `${id}-json` }, "Answer (JSON matching the response schema)"),
-    h("details", {}, h("summary", {}, "Response schema"), h("pre", { class: "code" }, JSON.stringify(it.responseSchema, null, 2))),
-    area, err, h("button", { type: "submit", class: "btn primary" }, "Send answer"));
+    h("label", { for: `${id}-json` }, t("json.label")),
+    h("details", {}, h("summary", {}, t("json.schema")), h("pre", { class: "code" }, JSON.stringify(it.responseSchema, null, 2))),
+    area, err, h("button", { type: "submit", class: "btn primary" }, t("answer.send")));
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
     try {
@@ -175,7 +176,7 @@ function jsonForm(it, id, send) {
       err.textContent = "";
       send(payload, area.value);
     } catch {
-      err.textContent = "This is not valid JSON.";
+      err.textContent = t("json.invalid");
       area.focus();
     }
   });
@@ -188,21 +189,21 @@ function jsonForm(it, id, send) {
  */
 function deploymentEditor(ds, id) {
   const rows = [
-    ["Plan", ds.candidateName], ["Action", ds.action], ["Stack", ds.stackName], ["Region", ds.region],
-    ["Template", ds.template], ["Monthly cost", ds.totalMonthlyCost],
+    [t("deploy.plan"), ds.candidateName], [t("deploy.action"), ds.action], [t("deploy.stack"), ds.stackName], [t("deploy.region"), ds.region],
+    [t("deploy.template"), ds.template], [t("deploy.monthlyCost"), ds.totalMonthlyCost],
   ].filter(([, v]) => v !== undefined && v !== null && v !== "");
   const el = h("div", { class: "deployment" });
   if (rows.length) el.append(h("dl", { class: "facts" }, rows.map(([k, v]) => [h("dt", {}, k), h("dd", {}, String(v))])));
   const resources = Array.isArray(ds.resources) ? ds.resources : [];
   if (resources.length) {
     el.append(h("table", { class: "resources" },
-      h("caption", {}, "Resources"),
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Name"), h("th", { scope: "col" }, "Specification"), h("th", { scope: "col" }, "Monthly cost"))),
+      h("caption", {}, t("deploy.resources")),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("deploy.name")), h("th", { scope: "col" }, t("deploy.spec")), h("th", { scope: "col" }, t("deploy.monthlyCost")))),
       h("tbody", {}, resources.map((r) => h("tr", {}, h("td", {}, r.name ?? ""), h("td", {}, String(r.spec ?? "")), h("td", {}, r.monthlyCost ?? ""))))));
   }
   const params = ds.parameters && typeof ds.parameters === "object" ? ds.parameters : {};
   const inputs = [];
-  const fieldset = h("fieldset", { class: "params" }, h("legend", {}, "Parameters (edit to override)"));
+  const fieldset = h("fieldset", { class: "params" }, h("legend", {}, t("deploy.parameters")));
   Object.entries(params).forEach(([k, v], i) => {
     const fid = `${id}-p${i}`;
     let input;
