@@ -98,8 +98,10 @@ func TestObserversSeeEachTextOnce(t *testing.T) {
 	run.waitFor(t, "TOOL_CALL_RESULT")
 	o2 := openStream(t, subscribeURL(e, exec), map[string]any{"threadId": th, "runId": "run-2", "rosInvocationId": "invocation-1"})
 	end := o2.rest(t)
-	if got := texts(o2.events); !slices.Equal(got, []string{reply}) {
-		t.Fatalf("observer after the resume got texts %q, want [%q] (%v)", got, reply, types(o2.events))
+	// The first text of a resumed run starts with a paragraph break
+	// (protocol.md §4.7), for the observer as for the run itself.
+	if got := texts(o2.events); !slices.Equal(got, []string{"\n\n" + reply}) {
+		t.Fatalf("observer after the resume got texts %q, want [%q] (%v)", got, "\n\n"+reply, types(o2.events))
 	}
 	if end["type"] != "RUN_FINISHED" || end["outcome"].(map[string]any)["type"] != "success" || end["runId"] != "run-2" {
 		t.Fatalf("observer after the resume ended %v", end)
@@ -108,7 +110,7 @@ func TestObserversSeeEachTextOnce(t *testing.T) {
 	if end := run.rest(t); end["type"] != "RUN_FINISHED" {
 		t.Fatalf("resumed run ended %v", end)
 	}
-	if got := texts(run.events); !slices.Equal(got, []string{reply}) {
+	if got := texts(run.events); !slices.Equal(got, []string{"\n\n" + reply}) {
 		t.Fatalf("resumed run texts %q", got)
 	}
 }
