@@ -123,7 +123,8 @@ func (vd *Validator) CheckInterrupt(it any) error {
 
 // CheckResume validates the resume entries a client sends, each resolved
 // payload against the generic answer of its interrupt's kind (kinds maps
-// interrupt id to metadata.kind; an unknown id is checked as a question).
+// interrupt id to metadata.kind; for an id it lacks, any kind's answer
+// passes).
 func (vd *Validator) CheckResume(resume any, kinds map[string]string) error {
 	if err := vd.Validate(FileResume, resume); err != nil {
 		return err
@@ -138,6 +139,12 @@ func (vd *Validator) CheckResume(resume any, kinds map[string]string) error {
 		id, _ := em["interruptId"].(string)
 		kind := kinds[id]
 		switch {
+		case em["status"] == "resolved" && kind == "":
+			// A client that does not say which kind it answered: the
+			// payload must be an answer of some kind.
+			if err := vd.anyAnswer(p); err != nil {
+				return err
+			}
 		case em["status"] == "resolved":
 			if err := vd.Validate(FileResume+"#/$defs/"+AnswerDef(kind), p); err != nil {
 				return err
@@ -149,6 +156,20 @@ func (vd *Validator) CheckResume(resume any, kinds map[string]string) error {
 		}
 	}
 	return nil
+}
+
+func (vd *Validator) anyAnswer(p any) error {
+	var first error
+	for _, s := range shapes() {
+		err := vd.Validate(FileResume+"#/$defs/"+s.name+"Answer", p)
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 func newCompiler() *jsonschema.Compiler {
