@@ -19,7 +19,8 @@ import (
 // bundled by esbuild, in Debian's headless chromium through playwright-core,
 // with the real CopilotKit v2 runtime in front of the real binary under
 // --compat copilotkit (docs/copilotkit.md). Every RunAgentInput the runtime
-// sent is checked against the published contract (schemas/).
+// sent is checked against the published contract (schemas/), and
+// types-check.ts against its TypeScript declarations.
 func TestCopilotKitReact(t *testing.T) {
 	chromium := os.Getenv("CHROMIUM")
 	if chromium == "" {
@@ -32,6 +33,13 @@ func TestCopilotKitReact(t *testing.T) {
 		t.Skipf("no chromium at %s; skipped outside CI", chromium)
 	}
 	ensureNodeModules(t, "copilotkit-react", "@copilotkit/react-core")
+	// The published TypeScript declarations compile and reject what the
+	// server refuses (types-check.ts).
+	tsc := exec.Command("node", "node_modules/typescript/bin/tsc", "-p", "tsconfig.json")
+	tsc.Dir = "copilotkit-react"
+	if out, err := tsc.CombinedOutput(); err != nil {
+		t.Fatalf("tsc on @iac-code-agui/protocol: %v\n%s", err, out)
+	}
 	ws := t.TempDir()
 	s := startServerWith(t, "", []string{"--compat", "copilotkit"}, "IAC_CODE_AGUI_ALLOWED_CWDS="+ws)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
