@@ -50,7 +50,7 @@ func TestCopilotKitReact(t *testing.T) {
 		"COPILOTKIT_TELEMETRY_DISABLED=true", "SCARF_ANALYTICS=false", "DO_NOT_TRACK=1")
 	out, err := cmd.CombinedOutput()
 	want := []string{"streamedText", "permissionAllow", "permissionDeny", "question", "deploymentWithOverride",
-		"pipeline", "stop", "reloadResumesPendingInterrupt", "frontendTool"}
+		"pipeline", "stop", "reloadResumesPendingInterrupt", "resumeRequiredAfterRuntimeLostHistory", "frontendTool"}
 	passed := map[string]bool{}
 	var requests, resumes, overrides, withTools int
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -101,10 +101,10 @@ func TestCopilotKitReact(t *testing.T) {
 			t.Errorf("case %s did not pass", name)
 		}
 	}
-	// Resumes: allow, deny, question, deployment, reload; one deployment
+	// Resumes: allow, deny, question, deployment, two reloads; one deployment
 	// override; the front-end tool's page sent its tool (and still ran).
-	if requests == 0 || resumes < 5 || overrides != 1 || withTools == 0 {
-		t.Errorf("requests %d, resumes %d, deployment overrides %d, with tools %d: want some, at least 5, exactly 1, some", requests, resumes, overrides, withTools)
+	if requests == 0 || resumes < 6 || overrides != 1 || withTools == 0 {
+		t.Errorf("requests %d, resumes %d, deployment overrides %d, with tools %d: want some, at least 6, exactly 1, some", requests, resumes, overrides, withTools)
 	}
 	if err != nil || t.Failed() {
 		t.Fatalf("harness: %v\n%s", err, out)

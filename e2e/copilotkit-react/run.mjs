@@ -205,6 +205,30 @@ const cases = {
     await p.close();
   },
 
+  async resumeRequiredAfterRuntimeLostHistory() {
+    // The runtime's thread history is in its memory: a runtime restart, or
+    // an interrupt raised by another client, leaves a page with nothing to
+    // replay. Here another client raises it; the page has the identity.
+    const threadId = `ck-react-${Date.now()}`;
+    const rosInvocationId = `inv-${threadId}`;
+    const res = await fetch(aguiURL, {
+      method: "POST", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ threadId, runId: `${threadId}-r1`, state: {}, tools: [], context: [],
+        messages: [{ id: "m1", role: "user", content: "Deploy it (permission)" }],
+        forwardedProps: { iacCode: { schemaVersion: 1, rosInvocationId, cwd } } }),
+    });
+    expect((await res.text()).includes('"outcome":{"type":"interrupt"'), "the other client got no interrupt");
+    const p = await open();
+    await p.evaluate((id) => localStorage.setItem("iac-thread", JSON.stringify(id)), { threadId, rosInvocationId });
+    await p.goto(base);
+    await p.getByTestId("copilot-chat-textarea").waitFor();
+    await send(p, "hello again");
+    await p.locator('[data-testid="server-error"][data-code="RESUME_REQUIRED"]').waitFor(T);
+    await p.getByTestId("allow").click(T);
+    await assistant(p).filter({ hasText: "The workspace is" }).waitFor(T);
+    await p.close();
+  },
+
   async frontendTool() {
     const p = await open("&tool=1");
     await send(p, "Create a VPC template");
