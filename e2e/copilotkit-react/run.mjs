@@ -150,6 +150,9 @@ const cases = {
     await p.getByTestId("overrides").fill('{"InstanceCount": 2}');
     await p.getByTestId("option-confirm").click();
     await p.locator('[data-testid="pipeline-card"][data-status="pipeline_completed"]').waitFor(T);
+    // The resumed run's recovery snapshot, an ACTIVITY_SNAPSHOT, is an
+    // activity message CopilotChat renders with the page's renderer.
+    await p.getByTestId("pipeline-snapshot").first().waitFor(T);
     await p.close();
   },
 
