@@ -19,7 +19,8 @@ import (
 // bundled by esbuild, in Debian's headless chromium through playwright-core,
 // with the real CopilotKit v2 runtime in front of the real binary under
 // --compat copilotkit (docs/copilotkit.md). Every RunAgentInput the runtime
-// sent is checked against the published contract (schemas/), and
+// sent and every event it received is checked against the published
+// contract (schemas/), and
 // types-check.ts against its TypeScript declarations.
 func TestCopilotKitReact(t *testing.T) {
 	chromium := os.Getenv("CHROMIUM")
@@ -53,6 +54,7 @@ func TestCopilotKitReact(t *testing.T) {
 		"pipeline", "stop", "reloadResumesPendingInterrupt", "resumeRequiredAfterRuntimeLostHistory", "frontendTool"}
 	passed := map[string]bool{}
 	var requests, resumes, overrides, withTools int
+	var events []map[string]any
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -78,6 +80,15 @@ func TestCopilotKitReact(t *testing.T) {
 			}
 			// Kinds are unknown here; the answers are checked by shape.
 			e2etest.CheckRequest(t, r.Request, nil)
+		case strings.HasPrefix(line, `{"event"`):
+			var r struct {
+				Event map[string]any `json:"event"`
+			}
+			if json.Unmarshal([]byte(line), &r) != nil {
+				t.Errorf("undecodable event line %s", line)
+				continue
+			}
+			events = append(events, r.Event)
 		case strings.HasPrefix(line, `{"name"`):
 			var r struct {
 				Name  string `json:"name"`
@@ -95,6 +106,18 @@ func TestCopilotKitReact(t *testing.T) {
 				t.Errorf("case %s failed: %s", r.Name, r.Error)
 			}
 		}
+	}
+	// The events as the runtime's HttpAgent decoded them, checked against
+	// the published contract.
+	e2etest.CheckEvents(t, events)
+	customs := 0
+	for _, ev := range events {
+		if ev["type"] == "CUSTOM" {
+			customs++
+		}
+	}
+	if customs == 0 {
+		t.Errorf("the runtime relayed no CUSTOM event (%d events)", len(events))
 	}
 	for _, name := range want {
 		if !passed[name] {

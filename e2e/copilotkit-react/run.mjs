@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { chromium } from "playwright-core";
+import { tap } from "rxjs";
 import { HttpAgent } from "@ag-ui/client";
 import { CopilotRuntime } from "@copilotkit/runtime/v2";
 import { createCopilotNodeListener } from "@copilotkit/runtime/v2/node";
@@ -26,11 +27,15 @@ if (!aguiURL || !cwd) {
 }
 
 // RecordingAgent is the recipe's HttpAgent; it also prints each request
-// body so that the Go test can check it against the published contract.
+// body and each event it receives, so that the Go test can check them
+// against the published contract.
 class RecordingAgent extends HttpAgent {
   requestInit(input) {
     console.log(JSON.stringify({ request: input }));
     return super.requestInit(input);
+  }
+  run(input) {
+    return super.run(input).pipe(tap((event) => console.log(JSON.stringify({ event }))));
   }
 }
 
