@@ -43,8 +43,8 @@ func Schemas() map[string]obj {
 	return map[string]obj{
 		FileForwardedProps: forwardedProps(),
 		FileSession:        session(),
-		FileArtifact:       openValue("IacCodeArtifactV1", "Value of CUSTOM iac-code.artifact.v1 (protocol.md §4.15): the A2A artifact update with schemaVersion 1; further keys come from iac-code unchanged."),
-		FileToolProgress:   openValue("IacCodeToolProgressV1", "Value of CUSTOM iac-code.tool-progress.v1 (protocol.md §4.15): the iac-code tool progress frame with schemaVersion 1; further keys come from iac-code unchanged."),
+		FileArtifact:       openValue(FileArtifact, "IacCodeArtifactV1", "Value of CUSTOM iac-code.artifact.v1 (protocol.md §4.15): the A2A artifact update with schemaVersion 1; further keys come from iac-code unchanged."),
+		FileToolProgress:   openValue(FileToolProgress, "IacCodeToolProgressV1", "Value of CUSTOM iac-code.tool-progress.v1 (protocol.md §4.15): the iac-code tool progress frame with schemaVersion 1; further keys come from iac-code unchanged."),
 		FilePipeline:       pipelineEnvelope(),
 		FileActivity:       pipelineActivity(),
 		FileInterrupt:      interrupt(),
@@ -201,8 +201,8 @@ func session() obj {
 	}, "schemaVersion", "threadId", "aguiRunId", "executionId", "contextId", "taskId", "rosInvocationId", "sessionId"))
 }
 
-func openValue(title, description string) obj {
-	file := map[string]string{"IacCodeArtifactV1": FileArtifact, "IacCodeToolProgressV1": FileToolProgress}[title]
+// openValue is a value iac-code defines: schemaVersion 1 and any keys.
+func openValue(file, title, description string) obj {
 	return doc(file, title, description, obj{
 		"type":                 "object",
 		"properties":           obj{"schemaVersion": obj{"const": 1}},
@@ -367,9 +367,8 @@ func answerDef(s kindShape) obj {
 
 func generalize(s obj) {
 	if props, ok := s["properties"].(obj); ok {
-		if sel, ok := props["selectedId"].(obj); ok {
+		if _, ok := props["selectedId"]; ok {
 			props["selectedId"] = obj{"type": "string", "minLength": 1, "description": "One of metadata.standardOptions[].id."}
-			_ = sel
 		}
 	}
 	branches, ok := s["oneOf"].([]any)
@@ -435,6 +434,3 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
-
-// orderSpellings is request.Spellings (kept in §3.3 order).
-func orderSpellings() map[string][][]string { return request.Spellings() }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/iac-code-agui/iac-code-agui/internal/request"
 )
 
 // TypeScript renders the declarations of schemas/ts/index.d.ts from
@@ -214,7 +216,7 @@ func tsKey(k string) string {
 // also accepts are left out.
 func writeForwarded(b *strings.Builder) {
 	rules := forwardedRules()
-	spell := orderSpellings()
+	spell := request.Spellings()
 	for _, sec := range []struct{ section, name, doc string }{
 		{"forwardedProps", "ForwardedProps", "RunAgentInput.forwardedProps (protocol.md §3.3). The server also accepts each key in snake_case (never both spellings); these types use camelCase."},
 		{"iacCode", "IacCode", "forwardedProps.iacCode (protocol.md §3.3): strict, unknown keys are refused."},
