@@ -33,7 +33,7 @@ func TestCopilotKitReact(t *testing.T) {
 		}
 		t.Skipf("no chromium at %s; skipped outside CI", chromium)
 	}
-	ensureNodeModules(t, "copilotkit-react", "@copilotkit/react-core")
+	ensureNodeModules(t, "copilotkit-react", "typescript")
 	// The published TypeScript declarations compile and reject what the
 	// server refuses (types-check.ts).
 	tsc := exec.Command("node", "node_modules/typescript/bin/tsc", "-p", "tsconfig.json")
