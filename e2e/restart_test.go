@@ -92,6 +92,7 @@ func runAGUI(t *testing.T, url string, body map[string]any) (int, []map[string]a
 			evs = append(evs, ev)
 		}
 	}
+	e2etest.CheckEvents(t, evs)
 	return res.StatusCode, evs, all.String()
 }
 

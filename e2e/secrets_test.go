@@ -96,7 +96,9 @@ func (c *secretClient) post(path string, body any, token string) (int, []map[str
 	defer res.Body.Close()
 	var all bytes.Buffer
 	_, _ = all.ReadFrom(res.Body)
-	return res.StatusCode, e2etest.Events(all.Bytes()), all.String()
+	evs := e2etest.Events(all.Bytes())
+	e2etest.CheckEvents(c.t, evs)
+	return res.StatusCode, evs, all.String()
 }
 
 // answerFor picks a valid answer for the demo agent's interrupt kinds,

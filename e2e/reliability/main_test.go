@@ -185,7 +185,9 @@ func post(t testing.TB, url string, body any) (int, []map[string]any, string) {
 	}
 	defer res.Body.Close()
 	all, _ := io.ReadAll(res.Body)
-	return res.StatusCode, e2etest.Events(all), string(all)
+	evs := e2etest.Events(all)
+	e2etest.CheckEvents(t, evs)
+	return res.StatusCode, evs, string(all)
 }
 
 func last(evs []map[string]any) map[string]any {

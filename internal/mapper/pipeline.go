@@ -1,6 +1,7 @@
 package mapper
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
@@ -23,6 +24,17 @@ var customPipelineTypes = map[string]bool{
 	"context_compaction_started": true, "context_compacted": true,
 	"context_compaction_failed": true, "fields_marked_stale": true,
 	"diagram_shown": true, "mcp_status": true, "tool_progress": true,
+}
+
+// CustomPipelineTypes returns the envelope types forwarded as CUSTOM
+// iac-code.pipeline.v1, sorted (internal/contract publishes them).
+func CustomPipelineTypes() []string {
+	out := make([]string, 0, len(customPipelineTypes))
+	for t := range customPipelineTypes {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // liveEnvelope de-duplicates a live envelope by eventId seen in this run,

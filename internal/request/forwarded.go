@@ -295,3 +295,21 @@ func parseCloud(m map[string]any) (*AlibabaCloud, error) {
 	}
 	return c, nil
 }
+
+// Spellings returns the accepted spellings (camelCase first) of every key
+// of forwardedProps ("forwardedProps"), iacCode ("iacCode"), thinking
+// ("thinking") and alibabaCloud ("alibabaCloud"), in the order of §3.3.
+// internal/contract publishes them as JSON Schema, so the published
+// contract cannot drift from what this package accepts. The caller owns
+// the result.
+func Spellings() map[string][][]string {
+	out := map[string][][]string{}
+	for name, fs := range map[string][]field{"forwardedProps": topKeys, "iacCode": iacKeys, "thinking": thinKeys, "alibabaCloud": akKeys} {
+		list := make([][]string, len(fs))
+		for i, f := range fs {
+			list[i] = append([]string(nil), f...)
+		}
+		out[name] = list
+	}
+	return out
+}
