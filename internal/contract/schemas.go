@@ -120,6 +120,8 @@ func forwardedRules() map[string]map[string]rule {
 			"alibabaCloud":          {schema: obj{"anyOf": []any{obj{"$ref": "#/$defs/AlibabaCloud"}, obj{"type": "null"}}}},
 			"activeGuidance":        boolean("The request steers the thread's running pipeline (protocol.md §5.13)."),
 			"guidanceId":            {schema: obj{"type": []any{"string", "null"}, "minLength": 1}},
+			"inputDigest":           {schema: obj{"type": []any{"string", "null"}, "minLength": 1, "description": "Session handoff: digest of the handed-over input (protocol.md §7.3)."}},
+			"executionFence":        {schema: obj{"type": []any{"object", "null"}, "description": "Session handoff fence, e.g. {\"version\":\"session-handoff-v1\",\"owner\":{…}}; required with owner when the writer fence is on (protocol.md §8.9)."}},
 		},
 		"thinking": {
 			"enabled": boolean(""),

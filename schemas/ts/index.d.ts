@@ -17,7 +17,13 @@ export interface IacCode {
   cleanupOnly?: boolean;
   /** Workspace; must lie under an allowed root (protocol.md §3.4). */
   cwd: string;
+  /** Session handoff fence, e.g. {"version":"session-handoff-v1","owner":{…}}; required with owner when the writer fence is on (protocol.md §8.9). */
+  executionFence?: {
+    [key: string]: unknown;
+  } | null;
   guidanceId?: string | null;
+  /** Session handoff: digest of the handed-over input (protocol.md §7.3). */
+  inputDigest?: string | null;
   /** Secret; never stored or logged. */
   llmApiKey?: string | null;
   /** Secret values; bound to the A2A context: omitted inherits, a map replaces, {} clears. */
