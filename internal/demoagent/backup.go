@@ -34,6 +34,7 @@ type waitSpec struct {
 	ToolUseID string         `json:"toolUseId,omitempty"` // permission
 	Rich      bool           `json:"rich,omitempty"`      // candidate_selection offered rich options
 	Params    map[string]any `json:"params,omitempty"`    // deployment_confirmation: the stack parameters asked about
+	Handover  bool           `json:"handover,omitempty"`  // pipeline_pause_confirmation of the "hand over" pipeline (handover.go)
 }
 
 // sessionFile is the content of <BackupDir>/<sessionId>.json.

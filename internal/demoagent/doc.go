@@ -40,6 +40,7 @@
 //	recoverable                       -32602 "Pipeline already running…" with data.recoverableTaskId (kinds_more.go)
 //	mcp                               mcpWarning + mcpStatus (pipeline mode: an mcp_status envelope)
 //	backup blocked                    backupBlocked INPUT_REQUIRED (pipeline mode: backup_blocked, any text continues)
+//	hand over | handover              pause, its end of turn held until a handoff prepare (handover.go)
 //	pause                             pipeline; pipeline_pause_confirmation without input; "continue" or cancel
 //	flood <N>                         N one-character text deltas, no delay (N ≤ 1,000,000; default 1000)
 //	cancel me                         a delta every 200 ms until CancelTask

@@ -21,7 +21,8 @@ import (
 //
 //	capabilities  supported when the shared store and the fence are configured; protocols ["a2a","agui"]
 //	prepare       source: the thread file must match the identity and name a task that waits for input or ended;
-//	              the fence is quiesced, and the thread file and a receipt are committed to the shared store
+//	              the fence is quiesced, and the thread file and a receipt are committed to the shared store;
+//	              a "hand over" turn held on the task then ends (handover.go)
 //	discover      the committed receipt of a migration, if any
 //	restore       destination: checks the committed receipt, reserves the fence (WAITING_COMMIT), stages the receipt
 //	authorize     destination: copies the thread file into this side's state directory and activates the fence
@@ -242,6 +243,9 @@ func (a *Agent) handoffPrepare(p map[string]any) (map[string]any, error) {
 	if err := writeSnapshot(dest, raw, manifest, receipt); err != nil {
 		return nil, err
 	}
+	// A "hand over" turn held at its checkpoint ends now (handover.go);
+	// its thread can no longer be written here.
+	a.releaseCheckpoint(taskID)
 	return map[string]any{"status": "PREPARED", "receipt": receipt}, nil
 }
 

@@ -2,12 +2,17 @@ package demoagent
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/fence"
 )
@@ -154,4 +159,109 @@ func TestHandoffService(t *testing.T) {
 	if m["inputDigest"] != "d-1" || m["taskId"] != taskID || m["executionId"] != "exec-1" {
 		t.Fatalf("ack %v", m)
 	}
+}
+
+// TestHandoffHeldTurn: the "hand over" pipeline holds the frame that ends
+// its turn at its checkpoint (the task already input-required) until the
+// source's prepare committed the session; the destination restores the
+// confirmation and takes a guidance with an image as its answer, once.
+func TestHandoffHeldTurn(t *testing.T) {
+	shared, backup := t.TempDir(), t.TempDir()
+	src, dst := newHandoffSide(t, shared, backup), newHandoffSide(t, shared, backup)
+	s := src.h.stream("SendStreamingMessage", msgParams("hand over", "ctx-g", "", cwdMeta("/w")))
+	defer s.close()
+	evs := s.until(stateWorking)
+	taskID := taskIDOf(evs)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st := src.h.call("GetTask", map[string]any{"id": taskID})["result"].(map[string]any)["status"].(map[string]any)["state"]
+		if st == stateInputRequired {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task still %v", st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	thread := map[string]any{"schemaVersion": 1, "threadId": "th-2", "contextId": "ctx-g", "cwd": "/w", "userId": "u-1",
+		"execution": map[string]any{"executionId": "exec-2", "rosInvocationId": "ros-2", "taskId": taskID, "pending": map[string]any{}}}
+	raw, _ := json.Marshal(thread)
+	_ = os.MkdirAll(src.threads, 0o700)
+	_ = os.WriteFile(filepath.Join(src.threads, "th-2.json"), raw, 0o600)
+	owner, _ := fence.CanonicalOwner(hoSource)
+	if err := src.fence.Admit(fence.ThreadKey("th-2"), owner); err != nil {
+		t.Fatal(err)
+	}
+	pending := map[string]any{"query": "use 10.0.0.0/16"}
+	prepare := map[string]any{"protocol": "agui", "userId": "u-1", "backendScope": "s", "sessionId": "sess-2", "cwd": "/w",
+		"internalSessionId": "i", "contextId": "ctx-g", "mode": "pipeline", "source": hoSource, "migrationId": "m-2", "epoch": 1,
+		"aguiIdentity": map[string]any{"threadId": "th-2", "executionId": "exec-2", "rosInvocationId": "ros-2"},
+		"pendingInput": pending, "inputDigest": "d-2", "guidanceId": "g-2"}
+	code, m := src.op("prepare", prepare)
+	wantStatus(t, code, m, "PREPARED", "")
+	receipt := m["receipt"].(map[string]any)
+	if receipt["recoveryKind"] != "input_required" {
+		t.Fatalf("receipt %v", receipt)
+	}
+	// Released: the turn ends on the pause confirmation, without input.
+	rest := s.all()
+	if last := rest[len(rest)-1]; stateOf(last) != stateInputRequired || iacOf(last)["input"] != nil {
+		t.Fatalf("end of the held turn %s", last.raw)
+	}
+
+	code, m = dst.op("restore", map[string]any{"receipt": receipt, "target": hoTarget})
+	wantStatus(t, code, m, "RESTORED", "")
+	code, m = dst.op("authorize", map[string]any{"receipt": receipt, "target": hoTarget, "commitId": "c-2"})
+	wantStatus(t, code, m, "AUTHORIZED", "")
+	apply := map[string]any{"receipt": receipt, "target": hoTarget, "inputDigest": "d-2", "pendingInput": pending}
+	code, m = dst.op("apply-input", apply)
+	wantStatus(t, code, m, "NOT_READY", "agui_input_delivery_required")
+
+	// The adapter's delivery: an active guidance naming the task, with an
+	// image part as the adapter sends it.
+	img := []byte("\x89PNG\r\n\x1a\n-net")
+	sum := sha256.Sum256(img)
+	params := msgParams("use 10.0.0.0/16", "ctx-g", taskID, map[string]any{"cwd": "/w", "guidance_id": "g-2", "input_digest": "d-2",
+		"execution_fence": map[string]any{"version": "session-handoff-v1", "owner": hoTarget}})
+	msg := params["message"].(map[string]any)
+	msg["parts"] = append(msg["parts"].([]any), map[string]any{"data": map[string]any{"bytes": base64.StdEncoding.EncodeToString(img),
+		"filename": "net.png"}, "mediaType": "image/png"})
+	out := dst.h.stream("SendStreamingMessage", params).all()
+	var received, applied []any
+	for _, ev := range out {
+		for _, env := range envelopesOf(ev) {
+			data, _ := env["data"].(map[string]any)
+			switch env["eventType"] {
+			case "input_received":
+				received = append(received, data["images"])
+			case "text_delta":
+				if data["text"] == "Guidance applied: use 10.0.0.0/16" {
+					applied = append(applied, data["text"])
+				}
+			}
+		}
+	}
+	wantImages := fmt.Sprintf(`[[{"filename":"net.png","mediaType":"image/png","sha256":"%s","sizeBytes":%d}]]`, hex.EncodeToString(sum[:]), len(img))
+	if got, _ := json.Marshal(received); string(got) != wantImages || len(applied) != 1 || stateOf(out[len(out)-1]) != stateCompleted {
+		t.Fatalf("continuation: received %s (want %s), applied %v, last %s", got, wantImages, applied, out[len(out)-1].raw)
+	}
+	if n := dst.h.srv.Agent.HandoffDeliveries("ctx-g", "g-2"); n != 1 {
+		t.Fatalf("deliveries %d", n)
+	}
+	code, m = dst.op("apply-input", apply)
+	wantStatus(t, code, m, "ALREADY_APPLIED", "")
+}
+
+// envelopesOf returns the pipeline envelopes of a frame, batched or not.
+func envelopesOf(ev sseEvent) []map[string]any {
+	iac := iacOf(ev)
+	if env, ok := iac["pipeline"].(map[string]any); ok {
+		return []map[string]any{env}
+	}
+	batch, _ := iac["pipelineBatch"].(map[string]any)
+	var out []map[string]any
+	for _, e := range batch["events"].([]any) {
+		out = append(out, e.(map[string]any))
+	}
+	return out
 }

@@ -110,26 +110,46 @@ const pauseStep = "deploy"
 // pauseConfirmation parks on a pipeline_pause_confirmation: INPUT_REQUIRED
 // with only the envelope, no input projection (upstream.md §4.5).
 func (e *emitter) pauseConfirmation() error {
+	env, err := e.pauseStart(false)
+	if err != nil {
+		return err
+	}
+	return e.pipe(env)
+}
+
+// pauseStart publishes the deploy step up to the confirmation, parks the
+// task on it and returns the input_required envelope to publish.
+func (e *emitter) pauseStart(handover bool) (map[string]any, error) {
 	step := map[string]any{"step": stepCoord(pauseStep, 1, 1)}
 	start, started := e.pipelineStart(pauseStep), e.stepStarted(pauseStep, 1, 1)
 	progress := e.envelope("stack_progress", "stack", "working", map[string]any{"toolUseId": "toolu_pipe_stack", "stackId": "stack-demo",
 		"stackName": "demo-vpc", "status": "CREATE_IN_PROGRESS", "progressPercentage": 40, "resources": []any{}, "elapsedSeconds": 4}, step)
 	if err := e.pipe(start, started, progress); err != nil {
-		return err
+		return nil, err
 	}
 	prompt := tr(e.lang, msgPausePrompt)
 	env := e.envelope("input_required", "step", "input_required", map[string]any{"kind": "pipeline_pause_confirmation",
 		"stepId": pauseStep, "prompt": prompt, "reason": "interrupt_judge_failed", "paused": true, "options": []any{}}, step)
-	e.park(waitSpec{Kind: "pipeline_pause_confirmation", InputID: "pause-" + e.tid})
-	return e.pipe(env)
+	e.park(waitSpec{Kind: "pipeline_pause_confirmation", InputID: "pause-" + e.tid, Handover: handover})
+	return env, nil
 }
 
 // pauseAnswered: "cancel" (取消, annuler, …) cancels the pipeline; any
 // other text continues the step.
-func (e *emitter) pauseAnswered(ans string) error {
+func (e *emitter) pauseAnswered(ans string) error { return e.pauseContinued(ans, false) }
+
+// handoverAnswered is pauseAnswered for the "hand over" pipeline
+// (handover.go): input_received also lists the images of the answer, and
+// the step says which guidance it applied.
+func (e *emitter) handoverAnswered(ans string) error { return e.pauseContinued(ans, true) }
+
+func (e *emitter) pauseContinued(ans string, handover bool) error {
 	step := map[string]any{"step": stepCoord(pauseStep, 1, 1)}
-	got := e.envelope("input_received", "step", "working", map[string]any{"kind": "pipeline_pause_confirmation",
-		"userInputLength": len([]rune(ans))}, step)
+	data := map[string]any{"kind": "pipeline_pause_confirmation", "userInputLength": len([]rune(ans))}
+	if handover {
+		data["images"] = append([]any{}, e.images...)
+	}
+	got := e.envelope("input_received", "step", "working", data, step)
 	if isCancelWord(ans) {
 		end := e.envelope("pipeline_canceled", "pipeline", "canceled", map[string]any{"source": "user",
 			"reason": "Pipeline cancelled at the pause confirmation."}, nil)
@@ -137,7 +157,12 @@ func (e *emitter) pauseAnswered(ans string) error {
 	}
 	done := e.envelope("stack_progress", "stack", "working", map[string]any{"toolUseId": "toolu_pipe_stack", "stackId": "stack-demo",
 		"stackName": "demo-vpc", "status": "CREATE_COMPLETE", "progressPercentage": 100, "resources": []any{}, "elapsedSeconds": 9}, step)
-	if err := e.pipe(got, done, e.stepCompleted(pauseStep, 1, 1)); err != nil {
+	envs := []map[string]any{got, done, e.stepCompleted(pauseStep, 1, 1)}
+	if handover {
+		applied := e.envelope("text_delta", "step", "working", map[string]any{"text": tr(e.lang, msgGuidanceApplied) + ans}, step)
+		envs = append([]map[string]any{got, applied}, envs[1:]...)
+	}
+	if err := e.pipe(envs...); err != nil {
 		return err
 	}
 	return e.complete(1)
@@ -245,6 +270,8 @@ func morePickScenario(has func(string) bool, pipeline bool) (scenario, bool) {
 		return scenario{name: "backup blocked pipeline", pipeline: true, run: func(_ context.Context, e *emitter) error { return e.backupBlockedPipeline() }}, true
 	case has("backup blocked"):
 		return scenario{name: "backup blocked", run: func(_ context.Context, e *emitter) error { return e.backupBlockedTurn() }}, true
+	case has("hand over") || has("handover"):
+		return scenario{name: "hand over", pipeline: true, run: func(_ context.Context, e *emitter) error { return e.handoverPause() }}, true
 	case has("pause"):
 		return scenario{name: "pause", pipeline: true, run: func(_ context.Context, e *emitter) error { return e.pauseConfirmation() }}, true
 	}

@@ -29,6 +29,7 @@ type emitter struct {
 	lower    string
 	pipeline string // pipeline_name of the request
 	rich     bool   // candidatePresentation rich / rich-v1
+	images   []any  // the image parts of the request, described (handover.go)
 	delay    time.Duration
 }
 
@@ -137,7 +138,7 @@ func (a *Agent) initialTask(t *taskRec) taskObj {
 func (a *Agent) emitterFor(m *inMessage, t *taskRec) *emitter {
 	e := &emitter{a: a, t: t, tid: t.t.ID, cid: t.t.ContextID, delay: a.opts.StepDelay,
 		lang: normLang(metaString(m.iac(), "preferredLanguage", "preferred_language")), lower: strings.ToLower(m.text()),
-		pipeline: metaString(m.iac(), "pipeline_name", "pipelineName")}
+		pipeline: metaString(m.iac(), "pipeline_name", "pipelineName"), images: imageDescriptors(m.Parts)}
 	switch strings.ToLower(metaString(m.iac(), "candidatePresentation", "candidate_presentation")) {
 	case "rich", "rich-v1":
 		e.rich = true

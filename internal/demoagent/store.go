@@ -96,6 +96,10 @@ type taskRec struct {
 	// guided lists the guidance ids already applied (guidance.go).
 	guidance chan string
 	guided   []string
+
+	// handover closes when a prepare committed the session of a held
+	// "hand over" turn (handover.go).
+	handover chan struct{}
 }
 
 func (a *Agent) subscribe(t *taskRec) *sub {
