@@ -64,8 +64,9 @@ func (rs *runState) apply(ctx context.Context, answers []answer, taskID, context
 			MessageID: "agui-resume-" + r.in.RunID,
 			ContextID: contextID, TaskID: taskID,
 			Parts:    []*a2asdk.Part{a2asdk.NewTextPart(bodies[i])},
-			Metadata: request.Metadata(r.ic, r.cwd, string(r.lang)),
+			Metadata: r.metadata(),
 		}
+		rs.parked = r.a.generic
 		if err := rs.sendAnswer(ctx, params, a, answerLabel(a, bodies[i]), i18n.MsgInterruptResponseNotAccepted); err != nil || rs.paused {
 			return err
 		}
