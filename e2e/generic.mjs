@@ -225,6 +225,35 @@ const scenarios = {
     return [r];
   },
 
+  async subscribe() {
+    // The observation route, keyed by the thread's execution, follows the
+    // running task read-only while the run streams it too.
+    const agent = newAgent();
+    user(agent, "slow");
+    const runId = randomUUID();
+    let observed = null;
+    const r = await run(agent, { runId }, {
+      onEvent: (e) => {
+        if (e.type === "CUSTOM" && e.name === "iac-code.session.v1" && !observed) {
+          observed = fetch(`${url.replace(/\/$/, "")}/extensions/iac-code/v1/executions/${e.value.executionId}/subscribe`, {
+            method: "POST",
+            headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+            body: JSON.stringify({ threadId: e.value.threadId, runId, rosInvocationId: e.value.rosInvocationId }),
+          }).then(async (res) => ({ status: res.status, text: await res.text() }));
+        }
+      },
+    });
+    expectTerminal(r, "RUN_FINISHED", { "outcome.type": "success" });
+    const o = await observed;
+    expect(o?.status === 200, `subscribe answered ${o?.status}: ${o?.text}`);
+    const evs = o.text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6)));
+    expect(evs[0]?.type === "RUN_STARTED", `observation starts with ${evs[0]?.type}`);
+    const end = evs.at(-1);
+    expect(end?.type === "RUN_FINISHED" && end.outcome?.type === "success", `observation ends with ${JSON.stringify(end)}`);
+    expect(evs.some((e) => e.type === "TEXT_MESSAGE_CONTENT" && /^chunk \d $/.test(e.delta)), "the observation saw no chunk");
+    return [r];
+  },
+
   async interrupt() {
     const agent = newAgent();
     const [r, it] = await ask(agent);
@@ -241,7 +270,7 @@ const scenarios = {
   },
 };
 
-const selected = (process.env.SCENARIOS || "hello,ask,badAnswer,cancelled,fail,twoTurns,tools,slow,cancelRoute").split(",").filter(Boolean);
+const selected = (process.env.SCENARIOS || "hello,ask,badAnswer,cancelled,fail,twoTurns,tools,slow,cancelRoute,subscribe").split(",").filter(Boolean);
 const results = await Promise.all(selected.map(async (name) => {
   const t0 = Date.now();
   try {
