@@ -186,6 +186,19 @@ const scenarios = {
     return [r];
   },
 
+  async image() {
+    // An image reaches the agent as an A2A 1.0 file part.
+    const agent = newAgent();
+    agent.addMessage({ id: randomUUID(), role: "user", content: [
+      { type: "text", text: "image" },
+      { type: "image", source: { type: "data", mimeType: "image/png", value: "iVBORw0KGgo=" }, metadata: { filename: "a.png" } },
+    ] });
+    const r = await run(agent);
+    expectTerminal(r, "RUN_FINISHED", { "outcome.type": "success" });
+    expect(JSON.stringify(deltas(r)) === JSON.stringify(["file a.png image/png 8 bytes"]), `deltas ${JSON.stringify(deltas(r))}`);
+    return [r];
+  },
+
   async slow() {
     const agent = newAgent();
     user(agent, "slow");
@@ -270,7 +283,7 @@ const scenarios = {
   },
 };
 
-const selected = (process.env.SCENARIOS || "hello,ask,badAnswer,cancelled,fail,twoTurns,tools,slow,cancelRoute,subscribe").split(",").filter(Boolean);
+const selected = (process.env.SCENARIOS || "hello,ask,badAnswer,cancelled,fail,twoTurns,tools,image,slow,cancelRoute,subscribe").split(",").filter(Boolean);
 const results = await Promise.all(selected.map(async (name) => {
   const t0 = Date.now();
   try {

@@ -24,7 +24,7 @@ import (
 // @ag-ui/client through generic.mjs.
 
 // genericScenarios are generic.mjs's default scenarios.
-var genericScenarios = []string{"hello", "ask", "badAnswer", "cancelled", "fail", "twoTurns", "tools", "slow", "cancelRoute", "subscribe"}
+var genericScenarios = []string{"hello", "ask", "badAnswer", "cancelled", "fail", "twoTurns", "tools", "image", "slow", "cancelRoute", "subscribe"}
 
 // startGoAgent serves the a2a-go agent on a free port.
 func startGoAgent(t *testing.T) *goagent.Server {

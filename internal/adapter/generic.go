@@ -1,6 +1,8 @@
 package adapter
 
 import (
+	a2asdk "github.com/a2aproject/a2a-go/v2/a2a"
+
 	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
 	"github.com/iac-code-agui/iac-code-agui/internal/mapper"
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
@@ -34,6 +36,15 @@ func (r *Run) metadata() map[string]any {
 		return nil
 	}
 	return request.Metadata(r.ic, r.cwd, string(r.lang))
+}
+
+// parts are the A2A parts of the user's message: a generic agent gets
+// images as A2A 1.0 file parts (request.FileParts).
+func (r *Run) parts(p []*a2asdk.Part) []*a2asdk.Part {
+	if r.a.generic {
+		return request.FileParts(p)
+	}
+	return p
 }
 
 // waiting reports whether a task state waits for the user.

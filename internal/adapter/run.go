@@ -195,7 +195,7 @@ func (rs *runState) newTurn(ctx context.Context) error {
 	s, err := r.a.client.SendStreamingMessage(up, &a2a.SendParams{
 		MessageID: ui.MessageID,
 		ContextID: contextID,
-		Parts:     ui.Parts,
+		Parts:     r.parts(ui.Parts),
 		Metadata:  r.metadata(),
 	})
 	if err != nil {

@@ -11,6 +11,8 @@
 //     streams "you said: <answer>" and completes;
 //   - "fail": TASK_STATE_FAILED with a message;
 //   - "slow": a chunk every 300 ms for about 3 s, then completes;
+//   - "image" with file parts: describes each ("file a.png image/png 8
+//     bytes") and completes;
 //   - anything else: echoes the text and completes.
 //
 // It must not import the gateway's packages: it stands for somebody else's
@@ -19,6 +21,7 @@ package goagent
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"net"
 	"net/http"
@@ -181,6 +184,15 @@ func (e *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 			say(a2a.TaskStateInputRequired, Question)
 		case "fail":
 			say(a2a.TaskStateFailed, FailMessage)
+		case "image":
+			for _, p := range ec.Message.Parts {
+				if raw := p.Raw(); raw != nil {
+					if !say(a2a.TaskStateWorking, fmt.Sprintf("file %s %s %d bytes", p.Filename, p.MediaType, len(raw))) {
+						return
+					}
+				}
+			}
+			say(a2a.TaskStateCompleted, "")
 		case "slow":
 			for i := range SlowChunks {
 				select {

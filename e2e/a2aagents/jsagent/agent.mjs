@@ -9,6 +9,7 @@
 //          "you said: <answer>" and completes
 //   fail   failed, with a message
 //   slow   a chunk every 300 ms for about 3 s, then completed
+//   image  describes each file part ("file a.png image/png 8 bytes")
 //   other  echoes the text and completes
 //
 // Like the SDK's own samples, cancelTask only marks the task: a waiting
@@ -94,6 +95,12 @@ class Executor {
           return;
         case "fail":
           status(TaskState.TASK_STATE_FAILED, FAIL_MESSAGE);
+          return;
+        case "image":
+          for (const p of rc.userMessage.parts) {
+            if (p.content?.$case === "raw") status(TaskState.TASK_STATE_WORKING, `file ${p.filename} ${p.mediaType} ${p.content.value.length} bytes`);
+          }
+          status(TaskState.TASK_STATE_COMPLETED);
           return;
         case "slow":
           for (let i = 0; i < 10; i++) {
