@@ -5,7 +5,8 @@
 // expected terminal event, every event must pass the @ag-ui/core schema,
 // and the client must print no [ag-ui] warning or error.
 //
-// Environment: AGUI_URL (required), SCENARIOS (comma-separated subset).
+// Environment: AGUI_URL (required), AGENT_URL (the agent's base URL, for
+// its out-of-band sign-in), SCENARIOS (comma-separated subset).
 // The restart test runs two halves: SCENARIOS=interrupt prints
 // {"name":"interrupt","threadId":…,"interrupt":…}; SCENARIOS=resumeAfter
 // with THREAD_ID and INTERRUPT (that JSON) answers it. Prints one JSON line
@@ -15,6 +16,7 @@ import { EventSchemas } from "@ag-ui/core/schemas";
 import { randomUUID } from "node:crypto";
 
 const url = process.env.AGUI_URL;
+const agentURL = process.env.AGENT_URL ?? ""; // the test agent's base URL (auth)
 if (!url) {
   console.log("AGUI_URL is required");
   process.exit(2);
@@ -146,6 +148,28 @@ const scenarios = {
     const next = await run(agent);
     expectHello(next);
     return [r, c, next];
+  },
+
+  async auth() {
+    const agent = newAgent();
+    user(agent, "auth");
+    const r = await run(agent);
+    expectTerminal(r, "RUN_FINISHED", { "outcome.type": "interrupt" });
+    const [it] = r.terminal.outcome.interrupts;
+    expect(r.terminal.outcome.interrupts.length === 1 && it.reason === "auth_required" && it.message === "Sign in, then send the code.", `interrupt ${JSON.stringify(it)}`);
+    // Signing in happens out of band, at the agent; the answer only says
+    // it happened, and the run follows the task that goes on. The session
+    // event leaves once the gateway follows the task: sign in then.
+    let signedIn = null;
+    const ok = await run(agent, { resume: [{ interruptId: it.id, status: "resolved", payload: { text: "done" } }] }, {
+      onEvent: (e) => {
+        if (e.type === "CUSTOM" && e.name === "iac-code.session.v1" && !signedIn) signedIn = fetch(`${agentURL}test/signin`, { method: "POST" });
+      },
+    });
+    expect((await signedIn)?.status === 204, "sign-in not sent");
+    expectTerminal(ok, "RUN_FINISHED", { "outcome.type": "success" });
+    expect(JSON.stringify(deltas(ok)) === JSON.stringify(["signed in"]), `continuation deltas ${JSON.stringify(deltas(ok))}`);
+    return [r, ok];
   },
 
   async fail() {
@@ -283,7 +307,7 @@ const scenarios = {
   },
 };
 
-const selected = (process.env.SCENARIOS || "hello,ask,badAnswer,cancelled,fail,twoTurns,tools,image,slow,cancelRoute,subscribe").split(",").filter(Boolean);
+const selected = (process.env.SCENARIOS || "hello,ask,badAnswer,cancelled,auth,fail,twoTurns,tools,image,slow,cancelRoute,subscribe").split(",").filter(Boolean);
 const results = await Promise.all(selected.map(async (name) => {
   const t0 = Date.now();
   try {

@@ -24,7 +24,7 @@ import (
 // @ag-ui/client through generic.mjs.
 
 // genericScenarios are generic.mjs's default scenarios.
-var genericScenarios = []string{"hello", "ask", "badAnswer", "cancelled", "fail", "twoTurns", "tools", "image", "slow", "cancelRoute", "subscribe"}
+var genericScenarios = []string{"hello", "ask", "badAnswer", "cancelled", "auth", "fail", "twoTurns", "tools", "image", "slow", "cancelRoute", "subscribe"}
 
 // startGoAgent serves the a2a-go agent on a free port.
 func startGoAgent(t *testing.T) *goagent.Server {
@@ -181,7 +181,7 @@ func TestGenericGoAgent(t *testing.T) {
 	ensureClient(t)
 	agent := startGoAgent(t)
 	s := startGenericServer(t, "", agent.URL)
-	runGeneric(t, s.URL, genericScenarios)
+	runGeneric(t, s.URL, genericScenarios, "AGENT_URL="+agent.URL)
 	wantAnswersOnce(t, agent.Answers(), "Ada", "Grace", "Lin")
 	if strings.Contains(s.out.String(), "Authorization") {
 		t.Error("a log line names an Authorization header")
@@ -195,7 +195,7 @@ func TestGenericJSAgent(t *testing.T) {
 	ensureClient(t)
 	agent := startJSAgent(t)
 	s := startGenericServer(t, "", agent.URL)
-	runGeneric(t, s.URL, genericScenarios)
+	runGeneric(t, s.URL, genericScenarios, "AGENT_URL="+agent.URL)
 	wantAnswersOnce(t, agent.answers(t), "Ada", "Grace", "Lin")
 }
 

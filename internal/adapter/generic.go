@@ -1,6 +1,8 @@
 package adapter
 
 import (
+	"context"
+
 	a2asdk "github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
@@ -45,6 +47,19 @@ func (r *Run) parts(p []*a2asdk.Part) []*a2asdk.Part {
 		return request.FileParts(p)
 	}
 	return p
+}
+
+// resumeSignedIn answers a generic AUTH_REQUIRED interrupt: the user
+// signed in out of band, as A2A 1.0 has it, so nothing is sent (both SDKs
+// refuse a message to such a task: its execution goes on, waiting for the
+// credential). The answer is committed and the task followed; its first
+// event, the task still waiting, is state (upstream.md §10.4).
+func (rs *runState) resumeSignedIn(ctx context.Context, a answer, taskID string) error {
+	if err := rs.commitAnswer(ctx, a, ""); err != nil {
+		return err
+	}
+	rs.lastState, rs.parked = "", true
+	return rs.follow(ctx, taskID)
 }
 
 // waiting reports whether a task state waits for the user.

@@ -265,7 +265,12 @@ func (rs *runState) handle(ctx context.Context, ev *a2a.Event) (bool, error) {
 	if rs.parked {
 		rs.parked = false
 		if parkedTask(ev) {
-			return false, rs.bindIdentity(ctx, ev)
+			// State only; what is buffered (the session event of the
+			// answer's commit) leaves now.
+			if err := rs.bindIdentity(ctx, ev); err != nil {
+				return true, err
+			}
+			return false, rs.flush()
 		}
 	}
 	if err := rs.bindIdentity(ctx, ev); err != nil {

@@ -9,6 +9,9 @@
 //     TASK_STATE_COMPLETED;
 //   - "ask": TASK_STATE_INPUT_REQUIRED with a question; the text answer
 //     streams "you said: <answer>" and completes;
+//   - "auth": TASK_STATE_AUTH_REQUIRED with AuthPrompt; the execution
+//     goes on once the user signed in out of band (POST /test/signin, or
+//     SignIn), streams "signed in" and completes;
 //   - "fail": TASK_STATE_FAILED with a message;
 //   - "slow": a chunk every 300 ms for about 3 s, then completes;
 //   - "image" with file parts: describes each ("file a.png image/png 8
@@ -35,6 +38,9 @@ import (
 
 // Question is what "ask" asks.
 const Question = "What is your name?"
+
+// AuthPrompt is what "auth" asks.
+const AuthPrompt = "Sign in, then send the code."
 
 // FailMessage is the message of the failed task of "fail".
 const FailMessage = "The agent failed on purpose."
@@ -83,10 +89,14 @@ func Start(addr string) (*Server, error) {
 		Capabilities:       a2a.AgentCapabilities{Streaming: true},
 		Skills:             []a2a.AgentSkill{{ID: "test", Name: "test", Description: "hello, ask, fail, slow", Tags: []string{"test"}}},
 	}
-	ex := &executor{}
+	ex := &executor{signin: make(chan struct{}, 64)}
 	mux := http.NewServeMux()
 	mux.Handle(RPCPath, a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(ex)))
 	mux.Handle(a2asrv.WellKnownAgentCardPath, a2asrv.NewStaticAgentCardHandler(card))
+	mux.HandleFunc("POST /test/signin", func(w http.ResponseWriter, _ *http.Request) {
+		ex.signIn()
+		w.WriteHeader(http.StatusNoContent)
+	})
 	s := &Server{URL: base, srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, ex: ex}
 	s.wg.Add(1)
 	go func() {
@@ -116,6 +126,16 @@ func (s *Server) Answers() []string {
 	return append([]string(nil), s.ex.answers...)
 }
 
+// SignIn lets one waiting "auth" execution go on.
+func (s *Server) SignIn() { s.ex.signIn() }
+
+func (e *executor) signIn() {
+	select {
+	case e.signin <- struct{}{}:
+	default:
+	}
+}
+
 // Cancels returns how many CancelTask calls reached the executor.
 func (s *Server) Cancels() int {
 	s.ex.mu.Lock()
@@ -124,6 +144,7 @@ func (s *Server) Cancels() int {
 }
 
 type executor struct {
+	signin  chan struct{} // one value per sign-in
 	mu      sync.Mutex
 	answers []string
 	cancels int
@@ -182,6 +203,20 @@ func (e *executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 			say(a2a.TaskStateCompleted, "")
 		case "ask":
 			say(a2a.TaskStateInputRequired, Question)
+		case "auth":
+			// A2A 1.0: the credential arrives out of band and the same
+			// execution goes on.
+			if !say(a2a.TaskStateAuthRequired, AuthPrompt) {
+				return
+			}
+			select {
+			case <-e.signin:
+			case <-ctx.Done():
+				return
+			}
+			if say(a2a.TaskStateWorking, "signed in") {
+				say(a2a.TaskStateCompleted, "")
+			}
 		case "fail":
 			say(a2a.TaskStateFailed, FailMessage)
 		case "image":

@@ -7,6 +7,9 @@
 //   hello  a few status-message text chunks and an artifact text, completed
 //   ask    input-required with a question; the text answer streams
 //          "you said: <answer>" and completes
+//   auth   auth-required with a prompt; the execution goes on once the
+//          user signed in out of band (POST /test/signin), streams
+//          "signed in" and completes
 //   fail   failed, with a message
 //   slow   a chunk every 300 ms for about 3 s, then completed
 //   image  describes each file part ("file a.png image/png 8 bytes")
@@ -47,6 +50,13 @@ const textOf = (m) => (m?.parts ?? []).map((p) => (p.content?.$case === "text" ?
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const answers = [];
+const signins = []; // the waiting "auth" executions' resolvers
+let earlySignins = 0;
+const signIn = () => {
+  const next = signins.shift();
+  if (next) next();
+  else earlySignins++;
+};
 
 class Executor {
   cancelled = new Set();
@@ -93,6 +103,19 @@ class Executor {
         case "ask":
           status(TaskState.TASK_STATE_INPUT_REQUIRED, QUESTION);
           return;
+        case "auth":
+          // A2A 1.0: the credential arrives out of band and the same
+          // execution goes on publishing on its bus.
+          status(TaskState.TASK_STATE_AUTH_REQUIRED, "Sign in, then send the code.");
+          await new Promise((resolve) => {
+            if (earlySignins > 0) {
+              earlySignins--;
+              resolve();
+            } else signins.push(resolve);
+          });
+          status(TaskState.TASK_STATE_WORKING, "signed in");
+          status(TaskState.TASK_STATE_COMPLETED);
+          return;
         case "fail":
           status(TaskState.TASK_STATE_FAILED, FAIL_MESSAGE);
           return;
@@ -126,6 +149,10 @@ class Executor {
 const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new Executor());
 const app = express();
 app.get("/test/answers", (_req, res) => res.json(answers));
+app.post("/test/signin", (_req, res) => {
+  signIn();
+  res.status(204).end();
+});
 app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler }));
 app.use("/rpc", jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
 const server = app.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => {
