@@ -201,45 +201,57 @@ func TestGenericJSAgent(t *testing.T) {
 
 // TestGenericRestartBetweenInterruptAndResume: the gateway is killed
 // (SIGKILL) after the interrupt; a new process on the same store takes
-// the answer, which reaches the agent once. File store and Redis.
+// the answer, which reaches the agent once. Both agents, file store and
+// Redis.
 func TestGenericRestartBetweenInterruptAndResume(t *testing.T) {
 	ensureClient(t)
-	stores := map[string]func(t *testing.T) (string, []string){
-		"file": func(t *testing.T) (string, []string) { return t.TempDir(), nil },
-		"redis": func(t *testing.T) (string, []string) {
-			return "", []string{"IAC_CODE_AGUI_STATE_STORE=" + redistest.URL(t), fmt.Sprintf("IAC_CODE_AGUI_REDIS_KEY_PREFIX=generic-%d:", time.Now().UnixNano())}
+	type agent struct {
+		url     string
+		answers func() []string
+	}
+	agents := map[string]func(t *testing.T) agent{
+		"go": func(t *testing.T) agent {
+			a := startGoAgent(t)
+			return agent{a.URL, a.Answers}
+		},
+		"js": func(t *testing.T) agent {
+			a := startJSAgent(t)
+			return agent{a.URL, func() []string { return a.answers(t) }}
 		},
 	}
-	for name, store := range stores {
-		t.Run(name, func(t *testing.T) {
-			agent := startGoAgent(t)
-			dir, env := store(t)
-			if dir == "" {
-				dir = t.TempDir()
-			}
-			s := startGenericServer(t, dir, agent.URL, env...)
-			var info map[string]any
-			for _, l := range runGeneric(t, s.URL, []string{"interrupt"}) {
-				if l["name"] == "interrupt-info" {
-					info = l
+	stores := map[string]func(t *testing.T) []string{
+		"file": func(*testing.T) []string { return nil },
+		"redis": func(t *testing.T) []string {
+			return []string{"IAC_CODE_AGUI_STATE_STORE=" + redistest.URL(t), fmt.Sprintf("IAC_CODE_AGUI_REDIS_KEY_PREFIX=generic-%d:", time.Now().UnixNano())}
+		},
+	}
+	for an, startAgent := range agents {
+		for sn, store := range stores {
+			t.Run(an+"/"+sn, func(t *testing.T) {
+				a := startAgent(t)
+				dir, env := t.TempDir(), store(t)
+				s := startGenericServer(t, dir, a.url, env...)
+				var info map[string]any
+				for _, l := range runGeneric(t, s.URL, []string{"interrupt"}) {
+					if l["name"] == "interrupt-info" {
+						info = l
+					}
 				}
-			}
-			if info == nil {
-				t.Fatal("no interrupt-info line")
-			}
-			s.Kill()
-			if name == "file" {
-				// A fresh file store would have nothing: the state is the
-				// thread document the first process wrote.
-				entries, _ := os.ReadDir(dir + "/threads")
-				if len(entries) == 0 {
-					t.Fatal("no thread document in the state directory")
+				if info == nil {
+					t.Fatal("no interrupt-info line")
 				}
-			}
-			s2 := startGenericServer(t, dir, agent.URL, env...)
-			it, _ := json.Marshal(info["interrupt"])
-			runGeneric(t, s2.URL, []string{"resumeAfter"}, "THREAD_ID="+info["threadId"].(string), "INTERRUPT="+string(it))
-			wantAnswersOnce(t, agent.Answers(), "after a crash")
-		})
+				s.Kill()
+				if sn == "file" {
+					// The state is the thread document the first process wrote.
+					if entries, _ := os.ReadDir(dir + "/threads"); len(entries) == 0 {
+						t.Fatal("no thread document in the state directory")
+					}
+				}
+				s2 := startGenericServer(t, dir, a.url, env...)
+				it, _ := json.Marshal(info["interrupt"])
+				runGeneric(t, s2.URL, []string{"resumeAfter"}, "THREAD_ID="+info["threadId"].(string), "INTERRUPT="+string(it))
+				wantAnswersOnce(t, a.answers(), "after a crash")
+			})
+		}
 	}
 }
