@@ -186,6 +186,17 @@ func TestGenericGoAgent(t *testing.T) {
 	if strings.Contains(s.out.String(), "Authorization") {
 		t.Error("a log line names an Authorization header")
 	}
+	// A generic agent has no session-handoff service: the gateway says so
+	// itself and proxies nothing to the agent.
+	res, err := http.Get(s.URL + "iac-code/handoff/capabilities")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(b), `"supported":false`) {
+		t.Fatalf("handoff capabilities: %d %s", res.StatusCode, b)
+	}
 }
 
 // TestGenericJSAgent: every scenario against the @a2a-js/sdk agent, which

@@ -166,6 +166,11 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		StreamWriteTimeout: cfg.StreamWriteTimeout,
 		AllowedHosts:       allowedHosts(cfg), ListenAll: listensOnAll(cfg.Host), CORSOrigins: cfg.CORSOrigins, Upstream: up.kind,
 		Handoff: client}
+	if cfg.Generic() {
+		// A generic agent has no session-handoff service: the routes
+		// answer as its 404 would, and nothing is proxied to it.
+		opts.Handoff = nil
+	}
 	cl := startCluster(ctx, cfg, rc, ad.Busy, logger, tr)
 	if cl != nil {
 		opts.Cluster = cl.Cluster
