@@ -25,6 +25,9 @@ type Target struct {
 	Peer bool
 	// Workspace is the cwd our adapter's forwardedProps name.
 	Workspace string
+	// End is the task state the direct reader's last frame must carry:
+	// "" for iac-code's TASK_STATE_INPUT_REQUIRED.
+	End string
 }
 
 // Result is what the lean client saw of one run.
@@ -129,8 +132,12 @@ func (t Target) run(ctx context.Context, hc *http.Client, threadID string, start
 	}
 	switch {
 	case t.A2A:
-		if !bytes.Contains(last, inputReq) {
-			return fmt.Errorf("last A2A frame is not INPUT_REQUIRED: %.200s", last)
+		want := inputReq
+		if t.End != "" {
+			want = []byte(t.End)
+		}
+		if !bytes.Contains(last, want) {
+			return fmt.Errorf("last A2A frame is not %s: %.200s", want, last)
 		}
 	case t.Peer:
 		if !bytes.Contains(last, finished) {

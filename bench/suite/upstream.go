@@ -28,6 +28,10 @@ type Upstream struct {
 	Stall bool
 	// BaseURL is what the 0.3 agent card advertises as the JSON-RPC URL.
 	BaseURL string
+	// End is the state that ends every turn: "" for iac-code's
+	// INPUT_REQUIRED, "completed" for the turn of a generic A2A agent
+	// (--a2a-profile generic), which INPUT_REQUIRED would interrupt.
+	End string
 
 	open atomic.Int64 // streams currently held open
 }
@@ -101,7 +105,11 @@ func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	_, _ = bw.WriteString(fr.status("input-required", true))
+	end := u.End
+	if end == "" {
+		end = "input-required"
+	}
+	_, _ = bw.WriteString(fr.status(end, true))
 	_ = bw.Flush()
 }
 
@@ -131,6 +139,7 @@ type turn struct {
 
 var states10 = map[string]string{
 	"submitted": "TASK_STATE_SUBMITTED", "working": "TASK_STATE_WORKING", "input-required": "TASK_STATE_INPUT_REQUIRED",
+	"completed": "TASK_STATE_COMPLETED",
 }
 
 // newTurn10 encodes the A2A 1.0 shape iac-code sends (upstream.md §3.3).

@@ -33,6 +33,7 @@ type Client struct {
 	// tracer and prop are set by WithTracing (trace.go); nil when off.
 	tracer trace.Tracer
 	prop   propagation.TextMapPropagator
+	card   *cardEndpoint // WithAgentCard; nil posts JSON-RPC to base
 }
 
 // Option configures a Client.

@@ -1,10 +1,12 @@
 // Package a2a is the adapter's A2A 1.0 client: it owns every byte exchanged
-// with the upstream iac-code A2A server. That is JSON-RPC 2.0 over HTTP POST,
-// an SSE reader for the streaming methods
-// (SendStreamingMessage, SubscribeToTask), the non-streaming methods
-// (SendMessage, GetTask, CancelTask), the two iac-code side routes
-// (/iac-code/pipeline/state and /iac-code/session/ensure-restored) and the
-// /health probe. Each response frame is decoded by package frame, whose
+// with the upstream iac-code A2A server, or with any A2A 1.0 agent in the
+// generic profile. That is JSON-RPC 2.0 over HTTP POST, an SSE reader for
+// the streaming methods (SendStreamingMessage, SubscribeToTask), the
+// non-streaming methods (SendMessage, GetTask, CancelTask), the two
+// iac-code side routes (/iac-code/pipeline/state and
+// /iac-code/session/ensure-restored), the /health probe, and the agent card
+// from which WithAgentCard takes a generic agent's JSON-RPC URL (card.go).
+// Each response frame is decoded by package frame, whose
 // Event, Status, Message and Part types it re-exports.
 //
 // It must not know AG-UI, thread state or HTTP serving: callers get plain

@@ -128,7 +128,11 @@ func (c *Client) rpcBody(ctx context.Context, method string, params any) (b []by
 		ctx, span = c.startSpan(ctx, method, method)
 		defer func() { endSpan(span, err) }()
 	}
-	cl, err := c.do(ctx, "POST", c.base, body, false)
+	rpcURL, err := c.endpoint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := c.do(ctx, "POST", rpcURL, body, false)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +159,11 @@ func (c *Client) stream(ctx context.Context, method string, params any) (s *Stre
 			}
 		}()
 	}
-	cl, err := c.do(ctx, "POST", c.base, body, true)
+	rpcURL, err := c.endpoint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := c.do(ctx, "POST", rpcURL, body, true)
 	if err != nil {
 		return nil, err
 	}

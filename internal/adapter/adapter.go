@@ -41,6 +41,9 @@ type Options struct {
 	CopilotKitCompat bool
 	// Fence is the session-handoff writer fence (fence.go); nil is off.
 	Fence *fence.Fence
+	// Generic fronts any A2A 1.0 agent instead of iac-code (generic.go,
+	// --a2a-profile generic).
+	Generic bool
 }
 
 // DefaultMaxCachedThreads is the default bound of the thread cache. The
@@ -72,8 +75,9 @@ type Adapter struct {
 
 	excluded []string // Options.ExcludedWorkspaces
 
-	stop  *stopper // graceful shutdown (shutdown.go)
-	fence *fence.Fence
+	stop    *stopper // graceful shutdown (shutdown.go)
+	fence   *fence.Fence
+	generic bool // Options.Generic
 }
 
 // thread is the in-memory entry of one loaded thread. Its mutex guards doc,
@@ -132,6 +136,7 @@ func New(o Options) *Adapter {
 		excluded:     o.ExcludedWorkspaces,
 		stop:         newStopper(),
 		fence:        o.Fence,
+		generic:      o.Generic,
 	}
 }
 

@@ -44,6 +44,38 @@ type Run struct {
 
 func isNotFound(err error) bool { return errors.Is(err, state.ErrNotFound) }
 
+// forwarded validates forwardedProps: strictly, or for the generic
+// profile with iacCode optional (request.ParseGenericForwardedProps).
+func (a *Adapter) forwarded(ctx context.Context, in *agui.RunAgentInput) (*request.IacCode, error) {
+	parse := request.ParseForwardedProps
+	if a.generic {
+		parse = request.ParseGenericForwardedProps
+	}
+	ic, err := parse(in.ForwardedProps)
+	if err != nil {
+		a.reqLog(ctx).Debug("forwardedProps refused", "threadId", in.ThreadID, "reason", err.Error())
+		return nil, forwardedRefusal(err)
+	}
+	if a.generic && ic.RosInvocationID == "" {
+		ic.RosInvocationID = genericRosInvocationID
+	}
+	return ic, nil
+}
+
+// workspace resolves the workspace the thread is bound to; the generic
+// profile has none (genericCWD).
+func (a *Adapter) workspace(ctx context.Context, in *agui.RunAgentInput, ic *request.IacCode) (string, error) {
+	if a.generic {
+		return genericCWD, nil
+	}
+	cwd, err := request.ResolveWorkspace(ic.CWD, a.roots, a.excluded...)
+	if err != nil {
+		a.reqLog(ctx).Debug("workspace refused", "threadId", in.ThreadID, "reason", err.Error())
+		return "", workspaceRefusal(err)
+	}
+	return cwd, nil
+}
+
 // Admit runs the admission algorithm of protocol.md §3.6. It returns an
 // *Error with the HTTP status to answer when the request is refused.
 func (a *Adapter) Admit(ctx context.Context, req Request) (*Run, error) {
@@ -68,18 +100,16 @@ func (a *Adapter) Admit(ctx context.Context, req Request) (*Run, error) {
 
 func (a *Adapter) admit(ctx context.Context, req Request) (*Run, error) {
 	in := req.Input
-	ic, err := request.ParseForwardedProps(in.ForwardedProps)
+	ic, err := a.forwarded(ctx, in)
 	if err != nil {
-		a.reqLog(ctx).Debug("forwardedProps refused", "threadId", in.ThreadID, "reason", err.Error())
-		return nil, forwardedRefusal(err)
+		return nil, err
 	}
 	if err := a.fenceAdmit(in.ThreadID, ic); err != nil {
 		return nil, err
 	}
-	cwd, err := request.ResolveWorkspace(ic.CWD, a.roots, a.excluded...)
+	cwd, err := a.workspace(ctx, in, ic)
 	if err != nil {
-		a.reqLog(ctx).Debug("workspace refused", "threadId", in.ThreadID, "reason", err.Error())
-		return nil, workspaceRefusal(err)
+		return nil, err
 	}
 	if err := a.toolsRefusal(ctx, in); err != nil {
 		return nil, err
@@ -101,7 +131,7 @@ func (a *Adapter) admit(ctx context.Context, req Request) (*Run, error) {
 		return nil, errStateUnavailable
 	}
 	run := &Run{a: a, t: t, in: in, ic: ic, cwd: cwd, lang: req.Lang, resume: len(in.Resume) > 0,
-		guidance: ic.ActiveGuidance}
+		guidance: ic.ActiveGuidance && !a.generic}
 	if err := a.admitLocked(ctx, run, digest); err != nil {
 		a.unpin(in.ThreadID, t)
 		return nil, err

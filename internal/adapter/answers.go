@@ -187,10 +187,14 @@ func permissionData(a answer, taskID string) map[string]any {
 // It also returns the label shown in the answered tool's TOOL_CALL_RESULT.
 func answerText(a answer, contextID, taskID string) (string, error) {
 	p := payloadMap(a.entry.Payload)
-	switch kindOf(a.pending) {
-	case projection.KindCloudResourceSelection:
+	switch kind := kindOf(a.pending); {
+	case kind.Generic():
+		// The schema made text a string: it is sent as it is.
+		text, _ := p["text"].(string)
+		return text, nil
+	case kind == projection.KindCloudResourceSelection:
 		return resourceSelectionText(a, p, contextID, taskID), nil
-	case projection.KindDeploymentConfirmation:
+	case kind == projection.KindDeploymentConfirmation:
 		if id, ok := firstString(p, "selectedId", "selected_id"); ok {
 			overrides, _ := p["parameter_overrides"].(map[string]any)
 			action := optionField(a.pending.Value, id, "action")

@@ -21,6 +21,8 @@ func (rs *runState) apply(ctx context.Context, answers []answer, taskID, context
 	var perms, texts []answer
 	for _, a := range answers {
 		switch {
+		case kindOf(a.pending) == projection.KindA2AAuthRequired && a.entry.Status == agui.ResumeResolved:
+			return rs.resumeSignedIn(ctx, a, taskID)
 		case isPermission(a.pending):
 			perms = append(perms, a)
 		case a.entry.Status == agui.ResumeCancelled && kindOf(a.pending) != projection.KindCloudResourceSelection:
@@ -64,8 +66,9 @@ func (rs *runState) apply(ctx context.Context, answers []answer, taskID, context
 			MessageID: "agui-resume-" + r.in.RunID,
 			ContextID: contextID, TaskID: taskID,
 			Parts:    []*a2asdk.Part{a2asdk.NewTextPart(bodies[i])},
-			Metadata: request.Metadata(r.ic, r.cwd, string(r.lang)),
+			Metadata: r.metadata(),
 		}
+		rs.parked = r.a.generic
 		if err := rs.sendAnswer(ctx, params, a, answerLabel(a, bodies[i]), i18n.MsgInterruptResponseNotAccepted); err != nil || rs.paused {
 			return err
 		}
@@ -209,8 +212,15 @@ func (rs *runState) follow(ctx context.Context, taskID string) error {
 	client := rs.r.a.client
 	s, err := client.SubscribeToTask(ctx, taskID)
 	if err == nil {
-		_, err = rs.consume(ctx, s, nil)
+		var got bool
+		got, err = rs.consume(ctx, s, nil)
 		s.Close()
+		var rpc *a2a.RPCError
+		if !got && rs.r.a.generic && errors.As(err, &rpc) {
+			// An SDK agent refuses in an SSE error frame the subscription
+			// of a task whose execution already ended: GetTask decides.
+			err = nil
+		}
 		if err != nil || rs.paused || stops(rs.lastState) {
 			return err
 		}

@@ -98,7 +98,7 @@ func (a *Adapter) toolsRefusal(ctx context.Context, in *agui.RunAgentInput) erro
 	if len(in.Tools) == 0 {
 		return nil
 	}
-	if !a.compat.copilotKit {
+	if !a.compat.copilotKit && !a.generic {
 		a.reqLog(ctx).Debug("client tools refused", "threadId", in.ThreadID, "field", "/tools", "reason", "must be empty")
 		return errToolsNotSupported.with(&Details{Field: "/tools", Reason: "must be empty"})
 	}
@@ -110,6 +110,10 @@ func (a *Adapter) toolsRefusal(ctx context.Context, in *agui.RunAgentInput) erro
 		_ = json.Unmarshal(raw, &tool)
 		names = append(names, tool.Name)
 	}
-	a.reqLog(ctx).Info("client tools ignored (--compat copilotkit); the agent never calls them", "threadId", in.ThreadID, "tools", names)
+	why := "client tools ignored (--compat copilotkit); the agent never calls them"
+	if a.generic {
+		why = "client tools ignored (--a2a-profile generic): A2A has no client tools, the agent never calls them"
+	}
+	a.reqLog(ctx).Info(why, "threadId", in.ThreadID, "tools", names)
 	return nil
 }

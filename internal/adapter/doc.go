@@ -5,6 +5,10 @@
 // the end a graceful stop gives its runs (protocol.md §2.7, §3.5–§3.6,
 // §4.4, §5, §6, §7.1, §9).
 //
+// The same rules serve any A2A 1.0 agent under --a2a-profile generic
+// (generic.go, docs/upstream.md §10): only the requests it sends and the
+// answers it gives differ.
+//
 // It drives the A2A client, the thread store and, when it is on, the
 // session-handoff writer fence (fence.go), and delegates every
 // translation of A2A data into AG-UI events to the pure mapper package. It

@@ -36,7 +36,7 @@ func (rs *runState) bindIdentity(ctx context.Context, ev *a2a.Event) error {
 	taskID, contextID, sessionID := rs.m.Identity(ev)
 	// Fast path, once per streamed token: everything the event names is
 	// already bound, so there is nothing to check against the document.
-	if rs.boundTask != "" && rs.boundSession != "" && (taskID == "" || taskID == rs.boundTask) &&
+	if rs.boundTask != "" && (rs.boundSession != "" || rs.r.a.generic) && (taskID == "" || taskID == rs.boundTask) &&
 		(contextID == "" || contextID == rs.boundContext) && (sessionID == "" || sessionID == rs.boundSession) {
 		return nil
 	}
@@ -54,7 +54,7 @@ func (rs *runState) bindIdentity(ctx context.Context, ev *a2a.Event) error {
 	}
 	rs.deferredTask = ""
 	doc := rs.r.a.view(rs.r.t)
-	if taskID != "" && doc.Execution.TaskID == nil && sessionID == "" && doc.IacCodeSessionID == nil && rs.hold {
+	if taskID != "" && doc.Execution.TaskID == nil && sessionID == "" && doc.IacCodeSessionID == nil && rs.hold && !rs.r.a.generic {
 		// iac-code names the task in its first frame and the session in
 		// the next, which is already read: one write for both
 		// (deferIdentity.go).
@@ -88,9 +88,12 @@ func (rs *runState) commitIdentity(ctx context.Context, taskID, sessionID string
 		}
 		return rs.failClosed(ctx, i18n.MsgSessionMappingCommitFailed)
 	}
-	ready := doc.Execution.TaskID != nil && doc.IacCodeSessionID != nil
+	ready := doc.Execution.TaskID != nil && (doc.IacCodeSessionID != nil || a.generic)
 	if ready {
-		rs.boundTask, rs.boundSession, rs.boundContext = *doc.Execution.TaskID, *doc.IacCodeSessionID, doc.ContextID
+		rs.boundTask, rs.boundContext = *doc.Execution.TaskID, doc.ContextID
+		if doc.IacCodeSessionID != nil {
+			rs.boundSession = *doc.IacCodeSessionID
+		}
 		if !rs.sessionSent {
 			rs.sessionEvent()
 		}

@@ -96,6 +96,7 @@ func (o *Observation) Stream(ctx context.Context, sink Sink, lang i18n.Lang) {
 		DurableOpenSteps: slices.Clone(doc.Execution.PipelineOpenSteps),
 		TextDigests:      slices.Clone(doc.Execution.TextSnapshotDigests),
 		Answered:         func(id string) bool { return answered[id] },
+		Generic:          o.a.generic,
 	})
 	buf := []agui.Event{
 		&agui.RunStarted{ThreadID: o.req.ThreadID, RunID: o.req.RunID},

@@ -101,13 +101,18 @@ func (rs *runState) resume(ctx context.Context) error {
 			return err
 		}
 	}
-	// Step 4: the snapshot view and the pipeline catch-up.
+	// Step 4: the snapshot view and the pipeline catch-up (iac-code's).
 	rs.buf = rs.m.MapTaskSnapshot(rs.buf, task)
-	if err := rs.catchUp(ctx, taskID); err != nil {
-		return err
+	var taskInputs []mapper.Input
+	if r.a.generic {
+		taskInputs = genericTaskInputs(r.a.view(r.t), task)
+	} else {
+		if err := rs.catchUp(ctx, taskID); err != nil {
+			return err
+		}
+		taskInputs = rs.m.RequiredInputs(task)
 	}
 	// Step 5: reconcile pending interrupts with what the task still waits for.
-	taskInputs := rs.m.RequiredInputs(task)
 	if ae := answerEntries(entries, digests); answeredBeforeCrash(r.a.view(r.t), task, taskInputs, ae) {
 		return rs.commitAnsweredBeforeCrash(ctx, task, ae)
 	}

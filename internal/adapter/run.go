@@ -96,6 +96,11 @@ type runState struct {
 	// stopped: the shutdown ended the run (shutdown.go); its task and
 	// execution are left as they are.
 	stopped bool
+	// parked: the next event opens the stream of an answer, where a
+	// generic agent may first repeat the waiting task (generic.go).
+	parked bool
+	// agentError is the message of a generic agent's failed task.
+	agentError string
 }
 
 // Stream executes the run, writing its events to sink, and releases the
@@ -146,6 +151,7 @@ func (r *Run) newRunState(sink Sink) *runState {
 		PipelineSequence: ex.PipelineSequence,
 		DurableOpenSteps: append([]string(nil), ex.PipelineOpenSteps...),
 		TextDigests:      append([]string(nil), ex.TextSnapshotDigests...),
+		Generic:          r.a.generic,
 	}
 	answered := make(map[string]bool)
 	for _, d := range applied {
@@ -189,8 +195,8 @@ func (rs *runState) newTurn(ctx context.Context) error {
 	s, err := r.a.client.SendStreamingMessage(up, &a2a.SendParams{
 		MessageID: ui.MessageID,
 		ContextID: contextID,
-		Parts:     ui.Parts,
-		Metadata:  request.Metadata(r.ic, r.cwd, string(r.lang)),
+		Parts:     r.parts(ui.Parts),
+		Metadata:  r.metadata(),
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -256,12 +262,26 @@ func (rs *runState) consume(ctx context.Context, s Stream, accept func() error) 
 // an interrupt was committed, or a state ended the A2A loop (protocol.md
 // §4.4 step 7).
 func (rs *runState) handle(ctx context.Context, ev *a2a.Event) (bool, error) {
+	if rs.parked {
+		rs.parked = false
+		if parkedTask(ev) {
+			// State only; what is buffered (the session event of the
+			// answer's commit) leaves now.
+			if err := rs.bindIdentity(ctx, ev); err != nil {
+				return true, err
+			}
+			return false, rs.flush()
+		}
+	}
 	if err := rs.bindIdentity(ctx, ev); err != nil {
 		return true, err
 	}
 	rs.buf = rs.m.Map(rs.buf, ev)
 	if st := ev.State(); st != "" {
 		rs.lastState = st
+	}
+	if rs.r.a.generic {
+		rs.noteGeneric(ev)
 	}
 	if inputs := rs.m.RequiredInputs(ev); len(inputs) > 0 {
 		if err := rs.bindDeferred(ctx); err != nil {
@@ -329,7 +349,11 @@ func (rs *runState) end(ctx context.Context) error {
 	case a2a.StateCanceled:
 		rs.buf = append(rs.buf, rs.runError(CodeCancelled, i18n.MsgCancelled))
 	default:
-		rs.buf = append(rs.buf, rs.runError(CodeA2AExecutionFailed, i18n.MsgA2AExecutionFailed))
+		msg := i18n.MsgA2AExecutionFailed
+		if rs.agentError != "" {
+			msg = rs.agentError // the generic agent's own words (generic.go)
+		}
+		rs.buf = append(rs.buf, rs.runError(CodeA2AExecutionFailed, msg))
 	}
 	rs.terminal = true
 	rs.r.settle(ctx, rs)

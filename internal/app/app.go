@@ -147,7 +147,7 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		return err
 	}
 	defer closeStore()
-	client := a2a.New(up.url, up.token, a2a.WithTracing(tr.TracerProvider(), tr.Propagator()))
+	client := a2a.New(up.url, up.token, append(upstreamOptions(cfg), a2a.WithTracing(tr.TracerProvider(), tr.Propagator()))...)
 	ad := adapter.New(adapter.Options{
 		Store:        tr.Store(store, storeKind(cfg)),
 		Upstream:     adapter.A2A(client),
@@ -160,11 +160,17 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 		ExcludedWorkspaces: []string{cfg.StateDir},
 		CopilotKitCompat:   cfg.Compat == config.CompatCopilotKit,
 		Tracer:             tr.Tracer("internal/adapter"),
+		Generic:            cfg.Generic(),
 	})
 	opts := server.Options{Adapter: ad, AuthToken: cfg.AuthToken, Version: bi.Version, Logger: logger, Metrics: m,
 		StreamWriteTimeout: cfg.StreamWriteTimeout,
 		AllowedHosts:       allowedHosts(cfg), ListenAll: listensOnAll(cfg.Host), CORSOrigins: cfg.CORSOrigins, Upstream: up.kind,
 		Handoff: client}
+	if cfg.Generic() {
+		// A generic agent has no session-handoff service: the routes
+		// answer as its 404 would, and nothing is proxied to it.
+		opts.Handoff = nil
+	}
 	cl := startCluster(ctx, cfg, rc, ad.Busy, logger, tr)
 	if cl != nil {
 		opts.Cluster = cl.Cluster
@@ -173,7 +179,7 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	srv := server.NewHTTPServer(addr, tr.Handler(h, h.SpanName, h.Traced), server.Timeouts{})
 	silent := trackSilentConns(srv)
 	logger.Info("AG-UI adapter listening", "url", "http://"+ln.Addr().String()+"/", "a2a", up.url, "upstream", up.kind,
-		"stateStore", storeKind(cfg), "stateDir", cfg.StateDir, "compat", cfg.Compat, "version", bi.Version, "commit", bi.Commit, "auth", cfg.AuthToken != "",
+		"a2aProfile", cfg.A2AProfile, "stateStore", storeKind(cfg), "stateDir", cfg.StateDir, "compat", cfg.Compat, "version", bi.Version, "commit", bi.Commit, "auth", cfg.AuthToken != "",
 		"tracing", tr.Enabled())
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

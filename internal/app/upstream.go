@@ -70,6 +70,15 @@ func startUpstream(ctx context.Context, cfg *config.Config, getenv func(string) 
 	return &upstream{url: srv.URL, token: token, kind: "demo", stop: func() { _ = srv.Close() }}, nil
 }
 
+// upstreamOptions are the A2A client's options for the profile: a generic
+// agent names its JSON-RPC URL in its card.
+func upstreamOptions(cfg *config.Config) []a2a.Option {
+	if cfg.Generic() {
+		return []a2a.Option{a2a.WithAgentCard()}
+	}
+	return nil
+}
+
 // randomToken is 32 random bytes, URL-safe base64, as the original's.
 func randomToken() string {
 	b := make([]byte, 32)

@@ -64,6 +64,9 @@ type Config struct {
 	AllowedHosts []string
 	CORSOrigins  []string
 	Demo         bool
+	// A2AProfile is ProfileIacCode (the default) or ProfileGeneric
+	// (profile.go).
+	A2AProfile string
 }
 
 // flagValues are the raw command-line values; set records which flags were
@@ -72,7 +75,7 @@ type flagValues struct {
 	config, host, port, a2aURL, stateDir, idle string
 	logFormat, stateStore, redisPrefix, compat string
 	advertiseURL, leaseTTL, replicaURLs        string
-	streamWriteTimeout                         string
+	streamWriteTimeout, profile                string
 	debug, logStdout, version                  bool
 	safety                                     safetyFlags
 	set                                        map[string]bool
@@ -115,6 +118,7 @@ func parseFlags(args []string) (*flagValues, error) {
 	fs.StringVar(&fv.streamWriteTimeout, "stream-write-timeout", "", "")
 	fs.StringVar(&fv.replicaURLs, "replica-urls", "", "")
 	fs.StringVar(&fv.compat, "compat", "", "")
+	fs.StringVar(&fv.profile, "a2a-profile", "", "")
 	fs.BoolVar(&fv.version, "version", false, "")
 	fv.safety.register(fs)
 	// --log-stdout and --no-log-stdout share one value; the last one given
@@ -178,9 +182,10 @@ func Load(args []string, getenv func(string) string) (*Config, error) {
 		}
 	}
 	steps := []func(*Config, *flagValues, yamlFile, func(string) string) error{
-		resolveHost, resolvePort, resolveA2AURL, resolveStateDir, resolveIdle,
+		resolveHost, resolvePort, resolveProfile, resolveA2AURL, resolveStateDir, resolveIdle,
 		resolveBools, resolveLogFormat, resolveTokens, resolveStateStore,
 		resolveCluster, resolveCompat, resolveStreamWriteTimeout, resolveSafety,
+		checkProfile,
 	}
 	for _, step := range steps {
 		if err := step(cfg, fv, y, getenv); err != nil {

@@ -88,7 +88,11 @@ func resolveA2AURL(cfg *Config, fv *flagValues, y yamlFile, getenv func(string) 
 	if raw == "" {
 		return nil
 	}
-	u, err := NormalizeA2AURL(raw)
+	normalize := NormalizeA2AURL
+	if cfg.Generic() {
+		normalize = NormalizeAgentURL
+	}
+	u, err := normalize(raw)
 	if err != nil {
 		return err
 	}

@@ -77,8 +77,14 @@ Flags:
                         YAML: cors-origins, cors_origins (list or string).
   --a2a-url URL         A2A server URL; must be http(s) on 127.0.0.1,
                         localhost or ::1. Empty: start a local A2A process.
+                        With --a2a-profile generic: any http(s) URL.
                         Environment: IAC_CODE_AGUI_A2A_URL.
                         YAML: a2a-url, a2a_url.
+  --a2a-profile P       The agent behind the gateway: iac-code (the
+                        default) or generic, any A2A 1.0 agent, whose card
+                        at /.well-known/agent-card.json names its JSON-RPC
+                        URL (needs --a2a-url). Environment:
+                        IAC_CODE_AGUI_A2A_PROFILE. YAML: a2a-profile.
   --demo                Use the embedded, scripted demo agent (not with
                         --a2a-url). Environment: IAC_CODE_AGUI_DEMO=1.
                         YAML: demo.
@@ -176,6 +182,7 @@ cors-origins/cors_origins (list or comma-separated string), a2a-url/a2a_url
 idle-shutdown/idle_shutdown (number
 >= 0, not a boolean), debug (boolean), log-format/log_format (text or json),
 log-stdout/log_stdout (boolean), compat (copilotkit or none),
+a2a-profile/a2a_profile (iac-code or generic),
 auth-token/auth_token (string), a2a-token/a2a_token (string),
 state-store/state_store (file or a Redis URL), redis-key-prefix/redis_key_prefix
 (string), redis-password/redis_password (string), advertise-url/advertise_url

@@ -28,6 +28,9 @@ var de = map[string]string{
 	MsgReplicaURLsInvalid:     "--replica-urls muss die http(s)-URLs der anderen Repliken ohne Anmeldedaten auflisten; mit --advertise-url und Redis ist es erforderlich.",
 	MsgCompatInvalid:          "--compat muss copilotkit oder none sein.",
 	MsgPortInUse:              "Die Adresse %s wird bereits verwendet; wählen Sie mit --port (oder IAC_CODE_AGUI_PORT) einen anderen Port.",
+	MsgA2AProfileInvalid:      "--a2a-profile muss iac-code oder generic sein.",
+	MsgA2AURLInvalid:          "--a2a-url muss eine http- oder https-URL ohne Anmeldedaten, Query oder Fragment sein.",
+	MsgGenericNeedsA2AURL:     "--a2a-profile generic benötigt --a2a-url: die URL eines laufenden A2A-Agenten.",
 
 	MsgStreamWriteTimeoutInvalid: "--stream-write-timeout muss eine Zahl von Sekunden größer als 0 sein.",
 

@@ -28,6 +28,9 @@ var es = map[string]string{
 	MsgReplicaURLsInvalid:     "--replica-urls debe listar las URL http(s) de las otras réplicas, sin credenciales; es obligatorio con --advertise-url y Redis.",
 	MsgCompatInvalid:          "--compat debe ser copilotkit o none.",
 	MsgPortInUse:              "La dirección %s ya está en uso; elija otro puerto con --port (o IAC_CODE_AGUI_PORT).",
+	MsgA2AProfileInvalid:      "--a2a-profile debe ser iac-code o generic.",
+	MsgA2AURLInvalid:          "--a2a-url debe ser una URL http o https sin credenciales, consulta ni fragmento.",
+	MsgGenericNeedsA2AURL:     "--a2a-profile generic necesita --a2a-url: la URL de un agente A2A en ejecución.",
 
 	MsgStreamWriteTimeoutInvalid: "--stream-write-timeout debe ser un número de segundos mayor que 0.",
 

@@ -28,6 +28,9 @@ var fr = map[string]string{
 	MsgReplicaURLsInvalid:     "--replica-urls doit lister les URL http(s) des autres répliques, sans identifiants ; il est requis avec --advertise-url et Redis.",
 	MsgCompatInvalid:          "--compat doit valoir copilotkit ou none.",
 	MsgPortInUse:              "L’adresse %s est déjà utilisée ; choisissez un autre port avec --port (ou IAC_CODE_AGUI_PORT).",
+	MsgA2AProfileInvalid:      "--a2a-profile doit valoir iac-code ou generic.",
+	MsgA2AURLInvalid:          "--a2a-url doit être une URL http ou https sans identifiants, requête ni fragment.",
+	MsgGenericNeedsA2AURL:     "--a2a-profile generic exige --a2a-url : l'URL d'un agent A2A en cours d'exécution.",
 
 	MsgStreamWriteTimeoutInvalid: "--stream-write-timeout doit être un nombre de secondes supérieur à 0.",
 

@@ -28,6 +28,9 @@ var ja = map[string]string{
 	MsgReplicaURLsInvalid:     "--replica-urls には他のレプリカの http(s) URL（認証情報なし）を列挙する必要があります。--advertise-url と Redis を使う場合は必須です。",
 	MsgCompatInvalid:          "--compat は copilotkit または none である必要があります。",
 	MsgPortInUse:              "アドレス %s は既に使用されています。--port(または IAC_CODE_AGUI_PORT)で別のポートを指定してください。",
+	MsgA2AProfileInvalid:      "--a2a-profile は iac-code または generic である必要があります。",
+	MsgA2AURLInvalid:          "--a2a-url は認証情報、クエリ、フラグメントを含まない http または https の URL である必要があります。",
+	MsgGenericNeedsA2AURL:     "--a2a-profile generic には --a2a-url（実行中の A2A エージェントの URL）が必要です。",
 
 	MsgStreamWriteTimeoutInvalid: "--stream-write-timeout は 0 より大きい秒数である必要があります。",
 

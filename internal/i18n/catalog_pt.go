@@ -28,6 +28,9 @@ var pt = map[string]string{
 	MsgReplicaURLsInvalid:     "--replica-urls deve listar as URLs http(s) das outras réplicas, sem credenciais; é obrigatório com --advertise-url e Redis.",
 	MsgCompatInvalid:          "--compat deve ser copilotkit ou none.",
 	MsgPortInUse:              "O endereço %s já está em uso; escolha outra porta com --port (ou IAC_CODE_AGUI_PORT).",
+	MsgA2AProfileInvalid:      "--a2a-profile deve ser iac-code ou generic.",
+	MsgA2AURLInvalid:          "--a2a-url deve ser uma URL http ou https sem credenciais, consulta nem fragmento.",
+	MsgGenericNeedsA2AURL:     "--a2a-profile generic precisa de --a2a-url: a URL de um agente A2A em execução.",
 
 	MsgStreamWriteTimeoutInvalid: "--stream-write-timeout deve ser um número de segundos maior que 0.",
 

@@ -28,6 +28,9 @@ var zh = map[string]string{
 	MsgReplicaURLsInvalid:     "--replica-urls 必须列出其他副本的 http(s) URL（不含凭据）；使用 --advertise-url 和 Redis 时必填。",
 	MsgCompatInvalid:          "--compat 必须是 copilotkit 或 none。",
 	MsgPortInUse:              "地址 %s 已被占用;请使用 --port(或 IAC_CODE_AGUI_PORT)选择其他端口。",
+	MsgA2AProfileInvalid:      "--a2a-profile 必须是 iac-code 或 generic。",
+	MsgA2AURLInvalid:          "--a2a-url 必须是不含凭据、查询或片段的 http 或 https URL。",
+	MsgGenericNeedsA2AURL:     "--a2a-profile generic 需要 --a2a-url：一个正在运行的 A2A 代理的 URL。",
 
 	MsgStreamWriteTimeoutInvalid: "--stream-write-timeout 必须是大于 0 的秒数。",
 

@@ -44,6 +44,10 @@ const (
 	// busy port). MsgPortInUse's %s is the host:port that is taken.
 	MsgCompatInvalid = "--compat must be copilotkit or none."
 	MsgPortInUse     = "The address %s is already in use; choose another port with --port (or IAC_CODE_AGUI_PORT)."
+	// The A2A profile options are ours (--a2a-profile generic).
+	MsgA2AProfileInvalid  = "--a2a-profile must be iac-code or generic."
+	MsgA2AURLInvalid      = "--a2a-url must be an http or https URL without credentials, query or fragment."
+	MsgGenericNeedsA2AURL = "--a2a-profile generic needs --a2a-url: the URL of a running A2A agent."
 )
 
 // HTTP errors before the stream starts (protocol.md §2.3–§2.6).
@@ -175,6 +179,7 @@ var messages = []string{
 	MsgStateStoreInvalid, MsgRedisPasswordOnFlag,
 	MsgAdvertiseURLInvalid, MsgLeaseTTLInvalid, MsgReplicaTokenRequired, MsgStreamWriteTimeoutInvalid, MsgReplicaURLsInvalid,
 	MsgCompatInvalid, MsgPortInUse,
+	MsgA2AProfileInvalid, MsgA2AURLInvalid, MsgGenericNeedsA2AURL,
 
 	MsgUnauthorized, MsgHostNotAllowed, MsgOriginNotAllowed, MsgUnsupportedMediaType, MsgRequestTooLarge, MsgInvalidJSON,
 	MsgInputNotObject, MsgInvalidEnvelope, MsgInvalidForwardedProps, MsgStateUnavailable,

@@ -3,7 +3,9 @@
 // It owns the A2A → AG-UI event mapping of protocol.md §4.7–§4.13: text,
 // reasoning and tool spans, usage aggregation, pipeline envelope
 // de-duplication and the step lifecycle, the recovery snapshot of §9.2, and
-// the construction of AG-UI interrupts from A2A input projections (§5.1–§5.3).
+// the construction of AG-UI interrupts from A2A input projections (§5.1–§5.3),
+// and the generic profile's mapping of plain A2A 1.0 status messages,
+// artifacts and waiting states (generic.go, docs/upstream.md §10).
 //
 // The package is pure: no I/O, no clocks, no goroutines, and no randomness
 // except through the injected Config.NewID. It must not import net/http,

@@ -22,6 +22,9 @@ type Input struct {
 // inputId gets "input-<hex>", written into its projection so the pending
 // interrupt keeps one id.
 func (m *Mapper) RequiredInputs(ev *a2a.Event) []Input {
+	if m.generic {
+		return m.genericInputs(ev)
+	}
 	if m.plain(ev) {
 		return nil
 	}

@@ -25,6 +25,9 @@ type StandardOption struct {
 // trip.
 func BuildInterrupt(p map[string]any) agui.Interrupt {
 	kind := projection.KindOf(p)
+	if kind.Generic() {
+		return genericInterrupt(p)
+	}
 	lang := i18n.Lang(normalizeLang(p["language"]))
 	rawOpts, _ := p["options"].([]any)
 	opts := StandardOptions(rawOpts)

@@ -27,6 +27,9 @@ type Config struct {
 	Answered func(inputID string) bool
 	// NewID returns 32 lowercase hex characters; default crypto/rand.
 	NewID func() string
+	// Generic maps with the generic A2A profile (generic.go): no iac-code
+	// metadata is read.
+	Generic bool
 }
 
 // Mapper holds the span bookkeeping of one AG-UI run.
@@ -62,6 +65,9 @@ type Mapper struct {
 	// previous one (Event.Metadata is read-only), so most events need no
 	// map lookups at all.
 	meta metaMemo
+
+	generic      bool              // Config.Generic
+	artifactMsgs map[string]string // generic: artifact id → message id
 }
 
 // metaMemo is what one metadata map (md, of size n) says.
@@ -126,6 +132,7 @@ func New(c Config) *Mapper {
 		durable:       make(map[string]struct{}, len(c.DurableOpenSteps)),
 		runSteps:      make(map[string]string),
 		digests:       make(map[string]struct{}, len(c.TextDigests)),
+		generic:       c.Generic,
 	}
 	if m.pipelineRunID == "" {
 		m.pipelineRunID = "pipeline-" + c.ThreadID
@@ -178,6 +185,9 @@ func (m *Mapper) MapWithoutText(dst []agui.Event, ev *a2a.Event) []agui.Event {
 func (m *Mapper) mapEvent(dst []agui.Event, ev *a2a.Event, withPipeline, withText bool) []agui.Event {
 	if ev == nil {
 		return dst
+	}
+	if m.generic {
+		return m.genericEvent(dst, ev, withText)
 	}
 	var ic map[string]any
 	if !m.plain(ev) {

@@ -41,3 +41,16 @@ func KindOf(p map[string]any) Kind {
 	k, _ := p["kind"].(string)
 	return Kind(k)
 }
+
+// The input kinds of the generic A2A profile (docs/upstream.md §10): the
+// agent's task waits in TASK_STATE_INPUT_REQUIRED or
+// TASK_STATE_AUTH_REQUIRED, the prompt is the text of its status message,
+// and the answer is one text. They are not among Kinds, which are
+// iac-code's (protocol.md §5.2).
+const (
+	KindA2AInputRequired Kind = "a2a_input_required"
+	KindA2AAuthRequired  Kind = "a2a_auth_required"
+)
+
+// Generic reports whether k is a kind of the generic A2A profile.
+func (k Kind) Generic() bool { return k == KindA2AInputRequired || k == KindA2AAuthRequired }

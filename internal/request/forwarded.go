@@ -130,6 +130,35 @@ func ParseForwardedProps(raw json.RawMessage) (*IacCode, error) {
 	return parseIacCode(m)
 }
 
+// ParseGenericForwardedProps is ParseForwardedProps for the generic A2A
+// profile: forwardedProps must be an object, its iacCode member is
+// optional (absent gives the zero IacCode) and validated as strictly as
+// ParseForwardedProps does when present, and every other member is
+// ignored, because a front end other than iac-code's puts its own
+// properties there.
+func ParseGenericForwardedProps(raw json.RawMessage) (*IacCode, error) {
+	v, err := decodeJSON(raw)
+	if err != nil {
+		return nil, invalid("forwardedProps", "is not JSON")
+	}
+	top, ok := v.(map[string]any)
+	if !ok {
+		return nil, invalid("forwardedProps", "must be an object")
+	}
+	iv, ok, err := pick(top, fTop)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return &IacCode{}, nil
+	}
+	m, err := object(iv, "iacCode", iacKeys)
+	if err != nil {
+		return nil, err
+	}
+	return parseIacCode(m)
+}
+
 func parseIacCode(m map[string]any) (*IacCode, error) {
 	ic := &IacCode{}
 	sv, ok, err := pick(m, fSchema)

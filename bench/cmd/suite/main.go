@@ -47,6 +47,7 @@ type config struct {
 	roleDeltas int
 	rolePort   int
 	roleStall  bool
+	roleEnd    string
 }
 
 // env is one invocation's shared state.
@@ -68,6 +69,7 @@ func main() {
 	flag.IntVar(&cfg.rolePort, "port", 0, "internal: the child's port")
 	flag.IntVar(&cfg.roleDeltas, "deltas", 200, "internal: text deltas per upstream turn")
 	flag.BoolVar(&cfg.roleStall, "stall", false, "internal: hold every upstream turn open")
+	flag.StringVar(&cfg.roleEnd, "end", "", "internal: the state that ends every upstream turn (completed: a generic agent's)")
 	flag.IntVar(&cfg.rounds, "rounds", 3, "rounds per measurement (the table shows medians)")
 	flag.IntVar(&cfg.runs, "runs", 1000, "(a) concurrent runs")
 	flag.IntVar(&cfg.deltas, "run-deltas", 200, "(a) text deltas per run")
@@ -75,7 +77,7 @@ func main() {
 	flag.IntVar(&cfg.turns, "turns", 100, "(b) sequential runs timed")
 	flag.IntVar(&cfg.streams, "streams", 10000, "(c) concurrent open streams")
 	flag.IntVar(&cfg.history, "history", 100000, "(f) thread files and distinct threads")
-	flag.StringVar(&cfg.only, "only", "a,b,c,d,f", "sections to run (a,b,c,d,f; the peer (e) is a column of a, b, d)")
+	flag.StringVar(&cfg.only, "only", "a,b,c,d,f,g", "sections to run (a,b,c,d,f,g; the peer (e) is a column of a, b, d, g)")
 	flag.StringVar(&cfg.dir, "dir", "", "parent of the state directories (default: the user cache directory, where state normally lives; it must be on the disk)")
 	flag.StringVar(&cfg.bin, "bin", "", "an iac-code-agui binary to measure instead of building ./cmd/iac-code-agui (to compare two versions)")
 	flag.BoolVar(&cfg.noPeer, "no-peer", false, "skip the TypeScript peer")
@@ -94,7 +96,7 @@ func main() {
 }
 
 func serveUpstream(cfg config) {
-	u := &suite.Upstream{Deltas: cfg.roleDeltas, Stall: cfg.roleStall, BaseURL: fmt.Sprintf("http://127.0.0.1:%d", cfg.rolePort)}
+	u := &suite.Upstream{Deltas: cfg.roleDeltas, Stall: cfg.roleStall, End: cfg.roleEnd, BaseURL: fmt.Sprintf("http://127.0.0.1:%d", cfg.rolePort)}
 	srv := &http.Server{Addr: fmt.Sprintf("127.0.0.1:%d", cfg.rolePort), Handler: u, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintln(os.Stderr, srv.ListenAndServe())
 	os.Exit(1)
@@ -159,7 +161,7 @@ func run(cfg config) error {
 		e.peerDir = preparePeer()
 	}
 	fmt.Println(machine(e.base))
-	sections := map[string]func() error{"a": e.sectionA, "b": e.sectionB, "c": e.sectionC, "d": e.sectionD, "f": e.sectionF}
+	sections := map[string]func() error{"a": e.sectionA, "b": e.sectionB, "c": e.sectionC, "d": e.sectionD, "f": e.sectionF, "g": e.sectionG}
 	for _, s := range strings.Split(cfg.only, ",") {
 		fn, ok := sections[strings.TrimSpace(s)]
 		if !ok {

@@ -58,6 +58,12 @@ func (p *proc) pid() int { return p.cmd.Process.Pid }
 
 // upstream starts the fake A2A server (this binary with -role upstream).
 func (e *env) upstream(name string, deltas int, stall bool) (*proc, error) {
+	return e.upstreamEnding(name, deltas, stall, "")
+}
+
+// upstreamEnding is upstream whose turns end in the state end ("" for
+// iac-code's INPUT_REQUIRED).
+func (e *env) upstreamEnding(name string, deltas int, stall bool, end string) (*proc, error) {
 	port, err := suite.FreePort()
 	if err != nil {
 		return nil, err
@@ -69,6 +75,9 @@ func (e *env) upstream(name string, deltas int, stall bool) (*proc, error) {
 	args := []string{"-role", "upstream", "-port", strconv.Itoa(port), "-deltas", strconv.Itoa(deltas)}
 	if stall {
 		args = append(args, "-stall")
+	}
+	if end != "" {
+		args = append(args, "-end", end)
 	}
 	p, err := e.start(name, exec.Command(self, args...))
 	if err != nil {
@@ -86,6 +95,7 @@ type adapterOpts struct {
 	upstream string
 	stateDir string
 	redis    string // redis:// URL, or "" for the file store
+	generic  bool   // --a2a-profile generic
 }
 
 // adapter starts the real iac-code-agui binary. ready is how long it took
@@ -98,6 +108,9 @@ func (e *env) adapter(name string, o adapterOpts) (p *proc, ready time.Duration,
 	args := []string{"--host", "127.0.0.1", "--port", strconv.Itoa(port), "--a2a-url", o.upstream, "--state-dir", o.stateDir}
 	if o.redis != "" {
 		args = append(args, "--state-store", o.redis)
+	}
+	if o.generic {
+		args = append(args, "--a2a-profile", "generic")
 	}
 	cmd := exec.Command(e.bin, args...)
 	cmd.Dir = e.work
