@@ -24,7 +24,7 @@ import (
 )
 
 // exampleKeys are the YAML keys the adapter reads, in the example's order.
-var exampleKeys = []string{"host", "port", "allowed-hosts", "cors-origins", "a2a-url", "demo", "state-dir", "idle-shutdown", "debug", "log-format", "compat", "log-stdout", "auth-token", "a2a-token", "state-store", "redis-key-prefix", "redis-password", "advertise-url", "lease-ttl", "replica-urls", "replica-token", "stream-write-timeout"}
+var exampleKeys = []string{"host", "port", "allowed-hosts", "cors-origins", "a2a-url", "demo", "state-dir", "idle-shutdown", "debug", "log-format", "compat", "a2a-profile", "log-stdout", "auth-token", "a2a-token", "state-store", "redis-key-prefix", "redis-password", "advertise-url", "lease-ttl", "replica-urls", "replica-token", "stream-write-timeout"}
 
 func TestExampleConfigListsEveryKeyWithItsDefault(t *testing.T) {
 	raw, err := os.ReadFile("config.example.yaml")
