@@ -25,27 +25,29 @@ func (m *Mapper) genericEvent(dst []agui.Event, ev *a2a.Event, withText bool) []
 	case a2a.KindArtifactUpdate:
 		return m.genericArtifact(dst, ev.Artifact)
 	case a2a.KindMessage:
-		if ev.Message != nil && isAgentOrUnset(ev.Message.Role) {
-			if text := ev.Message.Text(); text != "" {
-				return m.text(dst, text, "", false, true)
-			}
-		}
+		return m.agentMessageText(dst, ev.Message)
 	case a2a.KindStatusUpdate:
 		// The message of a waiting or failed task is the interrupt's or
 		// the error's message, not output.
-		if !outputState(ev.State()) || ev.Status == nil || ev.Status.Message == nil {
-			return dst
-		}
-		if msg := ev.Status.Message; isAgentOrUnset(msg.Role) {
-			if text := msg.Text(); text != "" {
-				// Every chunk continues the open message: SDK agents
-				// give each status message an id of its own.
-				return m.text(dst, text, "", false, true)
-			}
+		if outputState(ev.State()) && ev.Status != nil {
+			return m.agentMessageText(dst, ev.Status.Message)
 		}
 	}
 	// A Task object is state, not output: the JavaScript SDK opens every
 	// streaming turn with one that carries the earlier history.
+	return dst
+}
+
+// agentMessageText streams the text of an agent's (or unattributed) message as
+// text of the open message: SDK agents give each status message an id of
+// its own, and every chunk continues the one message.
+func (m *Mapper) agentMessageText(dst []agui.Event, msg *a2a.Message) []agui.Event {
+	if msg == nil || !isAgentOrUnset(msg.Role) {
+		return dst
+	}
+	if text := msg.Text(); text != "" {
+		return m.text(dst, text, "", false, true)
+	}
 	return dst
 }
 
@@ -85,12 +87,9 @@ func (m *Mapper) genericArtifact(dst []agui.Event, art map[string]any) []agui.Ev
 		dst = m.text(dst, text, m.artifactMessage(aid), false, true)
 	}
 	if len(other) > 0 {
-		v := make(map[string]any, len(art)+1)
-		for k, x := range art {
-			v[k] = x
-		}
+		v := withSchemaVersion(art)
 		v["parts"] = other
-		dst = append(dst, &agui.Custom{Name: ArtifactEventName, Value: withSchemaVersion(v)})
+		dst = append(dst, &agui.Custom{Name: ArtifactEventName, Value: v})
 	}
 	return dst
 }
@@ -166,12 +165,7 @@ func genericInterrupt(p map[string]any) agui.Interrupt {
 		in.Message = i18n.T(i18n.Lang(normalizeLang(p["language"])), i18n.MsgInputRequired)
 	}
 	in.ResponseSchema = TextAnswerSchema()
-	md := make(map[string]any, len(p)+1)
-	md["schemaVersion"] = 1
-	for k, v := range p {
-		md[k] = v
-	}
-	in.Metadata = md
+	in.Metadata = withSchemaVersion(p)
 	return in
 }
 
