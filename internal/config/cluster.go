@@ -20,19 +20,11 @@ const DefaultLeaseTTL = 15 * time.Second
 // advertise-url), the replicas' shared token (IAC_CODE_AGUI_REPLICA_TOKEN >
 // YAML replica_token; never a flag), and --lease-ttl in seconds.
 func resolveCluster(cfg *Config, fv *flagValues, y yamlFile, getenv func(string) string) error {
-	switch {
-	case fv.set["advertise-url"]:
-		cfg.AdvertiseURL = fv.advertiseURL
-	case getenv("IAC_CODE_AGUI_ADVERTISE_URL") != "":
-		cfg.AdvertiseURL = getenv("IAC_CODE_AGUI_ADVERTISE_URL")
-	case y.value("advertise_url") != nil:
-		s, ok := asString(y.value("advertise_url"))
-		if !ok {
-			return newError(i18n.MsgAdvertiseURLInvalid, nil)
-		}
-		cfg.AdvertiseURL = s
+	adv, err := lookupString(fv, "advertise-url", fv.advertiseURL, "IAC_CODE_AGUI_ADVERTISE_URL", "advertise_url", y, getenv, i18n.MsgAdvertiseURLInvalid, "")
+	if err != nil {
+		return err
 	}
-	cfg.AdvertiseURL = strings.TrimSpace(cfg.AdvertiseURL)
+	cfg.AdvertiseURL = strings.TrimSpace(adv)
 	if cfg.AdvertiseURL != "" {
 		u, err := url.Parse(cfg.AdvertiseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {

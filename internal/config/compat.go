@@ -13,18 +13,9 @@ const CompatCopilotKit = "copilotkit"
 // resolveCompat: explicit flag > IAC_CODE_AGUI_COMPAT > YAML compat > none.
 // Case and surrounding blanks are ignored; "none" and "" both mean none.
 func resolveCompat(cfg *Config, fv *flagValues, y yamlFile, getenv func(string) string) error {
-	raw := ""
-	switch {
-	case fv.set["compat"]:
-		raw = fv.compat
-	case getenv("IAC_CODE_AGUI_COMPAT") != "":
-		raw = getenv("IAC_CODE_AGUI_COMPAT")
-	case y.value("compat") != nil:
-		s, ok := asString(y.value("compat"))
-		if !ok {
-			return newError(i18n.MsgCompatInvalid, nil)
-		}
-		raw = s
+	raw, err := lookupString(fv, "compat", fv.compat, "IAC_CODE_AGUI_COMPAT", "compat", y, getenv, i18n.MsgCompatInvalid, "")
+	if err != nil {
+		return err
 	}
 	switch c := strings.ToLower(strings.TrimSpace(raw)); c {
 	case "", "none":

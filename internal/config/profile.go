@@ -19,18 +19,9 @@ const (
 // resolveProfile: explicit flag > IAC_CODE_AGUI_A2A_PROFILE > YAML
 // a2a-profile > iac-code. Case and surrounding blanks are ignored.
 func resolveProfile(cfg *Config, fv *flagValues, y yamlFile, getenv func(string) string) error {
-	raw := ""
-	switch {
-	case fv.set["a2a-profile"]:
-		raw = fv.profile
-	case getenv("IAC_CODE_AGUI_A2A_PROFILE") != "":
-		raw = getenv("IAC_CODE_AGUI_A2A_PROFILE")
-	case y.value("a2a_profile") != nil:
-		s, ok := asString(y.value("a2a_profile"))
-		if !ok {
-			return newError(i18n.MsgA2AProfileInvalid, nil)
-		}
-		raw = s
+	raw, err := lookupString(fv, "a2a-profile", fv.profile, "IAC_CODE_AGUI_A2A_PROFILE", "a2a_profile", y, getenv, i18n.MsgA2AProfileInvalid, "")
+	if err != nil {
+		return err
 	}
 	switch p := strings.ToLower(strings.TrimSpace(raw)); p {
 	case "", ProfileIacCode:

@@ -16,6 +16,26 @@ import (
 // Each resolver applies explicit flag > environment > YAML > default for one
 // option and type-checks only the source it uses (protocol.md §1.4).
 
+// lookupString reads a text setting from the flag named flag (its value
+// flagValue), else the environment variable env, else the YAML key
+// yamlKey, which must be a string (else the error of msg invalid), else
+// def.
+func lookupString(fv *flagValues, flag, flagValue, env, yamlKey string, y yamlFile, getenv func(string) string, invalid, def string) (string, error) {
+	switch {
+	case fv.set[flag]:
+		return flagValue, nil
+	case getenv(env) != "":
+		return getenv(env), nil
+	case y.value(yamlKey) != nil:
+		s, ok := asString(y.value(yamlKey))
+		if !ok {
+			return "", newError(invalid, nil)
+		}
+		return s, nil
+	}
+	return def, nil
+}
+
 func resolveHost(cfg *Config, fv *flagValues, y yamlFile, getenv func(string) string) error {
 	switch {
 	case fv.set["host"] && fv.host != "":
@@ -72,18 +92,9 @@ func parsePort(s string) (int, error) {
 }
 
 func resolveA2AURL(cfg *Config, fv *flagValues, y yamlFile, getenv func(string) string) error {
-	raw := ""
-	switch {
-	case fv.set["a2a-url"]:
-		raw = fv.a2aURL
-	case getenv("IAC_CODE_AGUI_A2A_URL") != "":
-		raw = getenv("IAC_CODE_AGUI_A2A_URL")
-	case y.value("a2a_url") != nil:
-		s, ok := asString(y.value("a2a_url"))
-		if !ok {
-			return newError(i18n.MsgA2AURLNotString, nil)
-		}
-		raw = s
+	raw, err := lookupString(fv, "a2a-url", fv.a2aURL, "IAC_CODE_AGUI_A2A_URL", "a2a_url", y, getenv, i18n.MsgA2AURLNotString, "")
+	if err != nil {
+		return err
 	}
 	if raw == "" {
 		return nil
@@ -193,18 +204,9 @@ const (
 // resolveLogFormat: explicit flag > IAC_CODE_AGUI_LOG_FORMAT > YAML >
 // text. Case and surrounding blanks are ignored.
 func resolveLogFormat(cfg *Config, fv *flagValues, y yamlFile, getenv func(string) string) error {
-	raw := LogFormatText
-	switch {
-	case fv.set["log-format"]:
-		raw = fv.logFormat
-	case getenv("IAC_CODE_AGUI_LOG_FORMAT") != "":
-		raw = getenv("IAC_CODE_AGUI_LOG_FORMAT")
-	case y.value("log_format") != nil:
-		s, ok := asString(y.value("log_format"))
-		if !ok {
-			return newError(i18n.MsgLogFormatInvalid, nil)
-		}
-		raw = s
+	raw, err := lookupString(fv, "log-format", fv.logFormat, "IAC_CODE_AGUI_LOG_FORMAT", "log_format", y, getenv, i18n.MsgLogFormatInvalid, LogFormatText)
+	if err != nil {
+		return err
 	}
 	switch f := strings.ToLower(strings.TrimSpace(raw)); f {
 	case LogFormatText, LogFormatJSON:

@@ -20,19 +20,11 @@ const (
 // YAML file (in the URL there, or as redis_password), never from a flag,
 // which other users of the machine can read in the process list.
 func resolveStateStore(cfg *Config, fv *flagValues, y yamlFile, getenv func(string) string) error {
-	raw, fromFlag := StateStoreFile, false
-	switch {
-	case fv.set["state-store"]:
-		raw, fromFlag = fv.stateStore, true
-	case getenv("IAC_CODE_AGUI_STATE_STORE") != "":
-		raw = getenv("IAC_CODE_AGUI_STATE_STORE")
-	case y.value("state_store") != nil:
-		s, ok := asString(y.value("state_store"))
-		if !ok {
-			return newError(i18n.MsgStateStoreInvalid, nil)
-		}
-		raw = s
+	raw, err := lookupString(fv, "state-store", fv.stateStore, "IAC_CODE_AGUI_STATE_STORE", "state_store", y, getenv, i18n.MsgStateStoreInvalid, StateStoreFile)
+	if err != nil {
+		return err
 	}
+	fromFlag := fv.set["state-store"]
 	raw = strings.TrimSpace(raw)
 	if raw == "" || raw == StateStoreFile {
 		cfg.StateStore = StateStoreFile
