@@ -51,35 +51,3 @@ func TestProfileSources(t *testing.T) {
 		})
 	}
 }
-
-func TestProfileValidation(t *testing.T) {
-	cases := []struct {
-		name string
-		args []string
-		yaml string
-		e    env
-		msg  string
-	}{
-		{"unknown flag value", []string{"--a2a-profile", "langgraph"}, "", base(), i18n.MsgA2AProfileInvalid},
-		{"unknown env value", nil, "", with(base(), "IAC_CODE_AGUI_A2A_PROFILE", "x"), i18n.MsgA2AProfileInvalid},
-		{"yaml not a string", nil, "a2a-profile: [generic]\n", base(), i18n.MsgA2AProfileInvalid},
-		{"generic without url", []string{"--a2a-profile", "generic"}, "", base(), i18n.MsgGenericNeedsA2AURL},
-		{"generic ftp url", []string{"--a2a-profile", "generic", "--a2a-url", "ftp://agent.example/"}, "", base(), i18n.MsgA2AURLInvalid},
-		{"generic url without host", []string{"--a2a-profile", "generic", "--a2a-url", "http:///x"}, "", base(), i18n.MsgA2AURLInvalid},
-		{"generic url with credentials", []string{"--a2a-profile", "generic", "--a2a-url", "https://u:p@agent.example/"}, "", base(), i18n.MsgA2AURLInvalid},
-		{"generic url with query", []string{"--a2a-profile", "generic", "--a2a-url", "https://agent.example/?a=1"}, "", base(), i18n.MsgA2AURLInvalid},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			args := c.args
-			if c.yaml != "" {
-				args = append([]string{"--config", writeYAML(t, c.yaml)}, args...)
-			}
-			cfg, err := Load(args, c.e.get)
-			if cfg != nil {
-				t.Fatalf("got a config %+v with an error expected", *cfg)
-			}
-			wantError(t, err, c.msg)
-		})
-	}
-}

@@ -53,6 +53,14 @@ func TestValidationMessages(t *testing.T) {
 		{"a2a url not loopback", []string{"--a2a-url", "http://10.0.0.1/"}, "", base(), i18n.MsgA2AURLNotLoopback},
 		{"host not a string", nil, "host: [a]\n", base(), i18n.MsgConfigLoad},
 		{"debug not a bool", nil, "debug: 1\n", base(), i18n.MsgConfigLoad},
+		{"unknown flag value", []string{"--a2a-profile", "langgraph"}, "", base(), i18n.MsgA2AProfileInvalid},
+		{"unknown env value", nil, "", with(base(), "IAC_CODE_AGUI_A2A_PROFILE", "x"), i18n.MsgA2AProfileInvalid},
+		{"yaml not a string", nil, "a2a-profile: [generic]\n", base(), i18n.MsgA2AProfileInvalid},
+		{"generic without url", []string{"--a2a-profile", "generic"}, "", base(), i18n.MsgGenericNeedsA2AURL},
+		{"generic ftp url", []string{"--a2a-profile", "generic", "--a2a-url", "ftp://agent.example/"}, "", base(), i18n.MsgA2AURLInvalid},
+		{"generic url without host", []string{"--a2a-profile", "generic", "--a2a-url", "http:///x"}, "", base(), i18n.MsgA2AURLInvalid},
+		{"generic url with credentials", []string{"--a2a-profile", "generic", "--a2a-url", "https://u:p@agent.example/"}, "", base(), i18n.MsgA2AURLInvalid},
+		{"generic url with query", []string{"--a2a-profile", "generic", "--a2a-url", "https://agent.example/?a=1"}, "", base(), i18n.MsgA2AURLInvalid},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
