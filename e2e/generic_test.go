@@ -49,13 +49,7 @@ type jsAgent struct {
 func startJSAgent(t *testing.T) *jsAgent {
 	t.Helper()
 	const dir = "a2aagents/jsagent"
-	if _, err := os.Stat(dir + "/node_modules/@a2a-js/sdk/package.json"); err != nil {
-		cmd := exec.Command("npm", "ci", "--no-audit", "--no-fund")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", dir, err, out)
-		}
-	}
+	ensureNodeModules(t, dir, "@a2a-js/sdk")
 	cmd := exec.Command("node", "agent.mjs")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PORT=0")
