@@ -14,6 +14,7 @@
 import { HttpAgent } from "@ag-ui/client";
 import { EventSchemas } from "@ag-ui/core/schemas";
 import { randomUUID } from "node:crypto";
+import { captureDiagnostics, expect, runScenarios } from "./harness.mjs";
 
 const url = process.env.AGUI_URL;
 const agentURL = process.env.AGENT_URL ?? ""; // the test agent's base URL (auth)
@@ -22,15 +23,7 @@ if (!url) {
   process.exit(2);
 }
 
-const diagnostics = [];
-for (const level of ["warn", "error"]) {
-  const orig = console[level].bind(console);
-  console[level] = (...args) => {
-    const text = args.map((a) => (typeof a === "string" ? a : a instanceof Error ? a.message : JSON.stringify(a))).join(" ");
-    diagnostics.push(`${level}: ${text}`);
-    orig(...args);
-  };
-}
+const diagnostics = captureDiagnostics();
 
 const QUESTION = "What is your name?";
 // forwardedProps of another front end: the generic profile ignores them.
@@ -54,10 +47,6 @@ async function run(agent, params = {}, { onEvent } = {}) {
   }
   const terminals = events.filter((e) => e.type === "RUN_FINISHED" || e.type === "RUN_ERROR");
   return { events, terminals, terminal: terminals.at(-1), warnings: diagnostics.slice(before) };
-}
-
-function expect(cond, msg) {
-  if (!cond) throw new Error(msg);
 }
 
 function expectTerminal(r, type, extra = {}) {
@@ -308,20 +297,4 @@ const scenarios = {
 };
 
 const selected = (process.env.SCENARIOS || "hello,ask,badAnswer,cancelled,auth,fail,twoTurns,tools,image,slow,cancelRoute,subscribe").split(",").filter(Boolean);
-const results = await Promise.all(selected.map(async (name) => {
-  const t0 = Date.now();
-  try {
-    const runs = await scenarios[name]();
-    const warnings = runs.flatMap((r) => r.warnings);
-    if (warnings.length) throw new Error(`client warnings: ${warnings.join(" | ")}`);
-    return { name, ok: true, ms: Date.now() - t0, events: runs.reduce((n, r) => n + r.events.length, 0) };
-  } catch (err) {
-    return { name, ok: false, ms: Date.now() - t0, error: String(err?.stack ?? err) };
-  }
-}));
-for (const r of results) console.log(JSON.stringify(r));
-const leftover = diagnostics.filter((d) => d.includes("[ag-ui]"));
-if (leftover.length) console.log(JSON.stringify({ name: "diagnostics", ok: false, error: leftover }));
-const failed = results.filter((r) => !r.ok).length + (leftover.length ? 1 : 0);
-console.log(`${results.length - results.filter((r) => !r.ok).length} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+await runScenarios(scenarios, selected, diagnostics);
