@@ -24,10 +24,8 @@ func (e *env) sectionG() error {
 		return err
 	}
 	targets = append(targets, loadTarget{name: "generic", t: suite.Target{URL: gen.url + "/", Workspace: e.workspace}, pid: gen.pid()})
-	if peer, err := e.peer("peer-g", up.url); err != nil {
+	if targets, err = e.withPeer(targets, "peer-g", up.url); err != nil {
 		return err
-	} else if peer != nil {
-		targets = append(targets, loadTarget{name: "peer", t: suite.Target{URL: peer.url + "/", Peer: true}, pid: peer.pid()})
 	}
 	st := e.loads(targets, e.cfg.runs, "g")
 	reader, g, peer := st["reader"], st["generic"], st["peer"]
@@ -35,13 +33,9 @@ func (e *env) sectionG() error {
 	e.table.add(row{what: n + ": direct A2A reader", value: eps(reader.eps) + ", p99 first " + ms(time.Duration(reader.p99)) + cpuNote(reader, "upstream")})
 	e.table.add(row{what: n + ": adapter, file store, aggregate", value: eps(g.eps) + cpuNote(g, "adapter"), vsRef: ratio(g.eps, reader.eps), vsPeer: ratio(g.eps, peer.eps)})
 	e.table.add(row{what: n + ": adapter, file store, p99 first event", value: ms(time.Duration(g.p99)) + " (p50 " + ms(time.Duration(g.p50)) + ")", vsRef: ratio(g.p99, reader.p99), vsPeer: ratio(g.p99, peer.p99)})
-	failed := fmt.Sprint(g.failed)
-	if g.firstErr != nil {
-		failed += fmt.Sprintf(" (first: %.120s)", g.firstErr)
-	}
-	e.table.add(row{what: n + ": adapter, failed runs (all rounds)", value: failed, target: "0", met: yes(g.failed == 0)})
+	e.table.add(row{what: n + ": adapter, failed runs (all rounds)", value: failedRuns(g), target: "0", met: yes(g.failed == 0)})
 	if _, ok := st["peer"]; ok {
-		e.table.add(row{what: n + ": peer @ag-ui/a2a 0.0.6", value: eps(peer.eps) + ", p99 first " + ms(time.Duration(peer.p99)) + fmt.Sprintf(", %d failed", peer.failed) + cpuNote(peer, "peer"), vsRef: ratio(peer.eps, reader.eps)})
+		e.table.add(peerRow(n, peer, reader))
 	}
 	return nil
 }

@@ -98,10 +98,8 @@ func (e *env) sectionA() error {
 		}
 		targets = append(targets, loadTarget{name: "redis", t: suite.Target{URL: rd.url + "/", Workspace: e.workspace}, pid: rd.pid(), storePid: rpid})
 	}
-	if peer, err := e.peer("peer-a", up.url); err != nil {
+	if targets, err = e.withPeer(targets, "peer-a", up.url); err != nil {
 		return err
-	} else if peer != nil {
-		targets = append(targets, loadTarget{name: "peer", t: suite.Target{URL: peer.url + "/", Peer: true}, pid: peer.pid()})
 	}
 	cc, waited, err := settle(e.base, e.cfg.settle)
 	if err != nil {
@@ -128,16 +126,37 @@ func (e *env) sectionA() error {
 		}
 		e.table.add(agg)
 		e.table.add(row{what: n + ": adapter, " + name + " store, p99 first event", value: ms(time.Duration(s.p99)) + " (p50 " + ms(time.Duration(s.p50)) + ")", vsRef: ratio(s.p99, reader.p99), vsPeer: ratio(s.p99, peer.p99)})
-		failed := fmt.Sprint(s.failed)
-		if s.firstErr != nil {
-			failed += fmt.Sprintf(" (first: %.120s)", s.firstErr)
-		}
-		e.table.add(row{what: n + ": adapter, " + name + " store, failed runs (all rounds)", value: failed, target: "0", met: yes(s.failed == 0)})
+		e.table.add(row{what: n + ": adapter, " + name + " store, failed runs (all rounds)", value: failedRuns(s), target: "0", met: yes(s.failed == 0)})
 	}
 	if _, ok := st["peer"]; ok {
-		e.table.add(row{what: n + ": peer @ag-ui/a2a 0.0.6", value: eps(peer.eps) + ", p99 first " + ms(time.Duration(peer.p99)) + fmt.Sprintf(", %d failed", peer.failed) + cpuNote(peer, "peer"), vsRef: ratio(peer.eps, reader.eps)})
+		e.table.add(peerRow(n, peer, reader))
 	}
 	return nil
+}
+
+// failedRuns is the value of a failed-runs row: the count and the first
+// error.
+func failedRuns(s loadStats) string {
+	failed := fmt.Sprint(s.failed)
+	if s.firstErr != nil {
+		failed += fmt.Sprintf(" (first: %.120s)", s.firstErr)
+	}
+	return failed
+}
+
+// peerRow is the TypeScript peer's row of a concurrent load.
+func peerRow(n string, peer, reader loadStats) row {
+	return row{what: n + ": peer @ag-ui/a2a 0.0.6", value: eps(peer.eps) + ", p99 first " + ms(time.Duration(peer.p99)) + fmt.Sprintf(", %d failed", peer.failed) + cpuNote(peer, "peer"), vsRef: ratio(peer.eps, reader.eps)}
+}
+
+// withPeer appends the TypeScript peer in front of upstream to targets,
+// when the peer runs (not -no-peer).
+func (e *env) withPeer(targets []loadTarget, name, upstream string) ([]loadTarget, error) {
+	peer, err := e.peer(name, upstream)
+	if err != nil || peer == nil {
+		return targets, err
+	}
+	return append(targets, loadTarget{name: "peer", t: suite.Target{URL: peer.url + "/", Peer: true}, pid: peer.pid()}), nil
 }
 
 // sectionD: one run against the direct reader (targets 5, 6).
@@ -152,10 +171,8 @@ func (e *env) sectionD() error {
 		return err
 	}
 	targets := []loadTarget{{name: "reader", t: suite.Target{URL: up.url + "/", A2A: true}, pid: up.pid()}, {name: "file", t: suite.Target{URL: file.url + "/", Workspace: e.workspace}, pid: file.pid()}}
-	if peer, err := e.peer("peer-d", up.url); err != nil {
+	if targets, err = e.withPeer(targets, "peer-d", up.url); err != nil {
 		return err
-	} else if peer != nil {
-		targets = append(targets, loadTarget{name: "peer", t: suite.Target{URL: peer.url + "/", Peer: true}, pid: peer.pid()})
 	}
 	st := e.loads(targets, 1, "d")
 	reader, ours, peer := st["reader"], st["file"], st["peer"]
@@ -191,10 +208,8 @@ func (e *env) sectionB() error {
 		}
 		targets = append(targets, loadTarget{name: "redis", t: suite.Target{URL: rd.url + "/", Workspace: e.workspace}, pid: rd.pid()})
 	}
-	if peer, err := e.peer("peer-b", up.url); err != nil {
+	if targets, err = e.withPeer(targets, "peer-b", up.url); err != nil {
 		return err
-	} else if peer != nil {
-		targets = append(targets, loadTarget{name: "peer", t: suite.Target{URL: peer.url + "/", Peer: true}, pid: peer.pid()})
 	}
 	bareDir := filepath.Join(e.base, "state-b-bare")
 	if err := mkdir(bareDir); err != nil {
