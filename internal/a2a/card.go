@@ -3,7 +3,6 @@ package a2a
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/url"
 	"strings"
 	"sync"
@@ -64,9 +63,6 @@ func (c *Client) endpoint(ctx context.Context) (string, error) {
 	return u, nil
 }
 
-// errNoJSONRPC reports a card without a JSON-RPC interface.
-var errNoJSONRPC = errors.New("the agent card names no JSON-RPC interface")
-
 // JSONRPCURL returns the JSON-RPC interface URL of an agent card read from
 // cardURL. Only the members naming interfaces are read, leniently, because
 // SDKs serialise the rest of a card differently: A2A 1.0
@@ -118,7 +114,7 @@ func JSONRPCURL(cardURL string, card []byte) (string, error) {
 		}
 	}
 	if found == "" {
-		return "", protocolError("%s", errNoJSONRPC.Error())
+		return "", protocolError("the agent card names no JSON-RPC interface")
 	}
 	base, err := url.Parse(cardURL)
 	if err != nil {
