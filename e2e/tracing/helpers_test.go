@@ -121,17 +121,22 @@ func input(root, thread, run, text string, resume []any) map[string]any {
 	return m
 }
 
-// post sends body to url with the headers and returns the status and
-// the SSE events (or the JSON answer as one event).
-func post(t *testing.T, url string, body any, headers ...string) (int, []map[string]any) {
-	t.Helper()
+// send posts body as JSON to url with the headers (name, value, ...).
+func send(url string, body any, headers ...string) (*http.Response, error) {
 	raw, _ := json.Marshal(body)
 	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(raw))
 	req.Header.Set("Content-Type", "application/json")
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	res, err := http.DefaultClient.Do(req)
+	return http.DefaultClient.Do(req)
+}
+
+// post sends body to url with the headers and returns the status and
+// the SSE events (or the JSON answer as one event).
+func post(t *testing.T, url string, body any, headers ...string) (int, []map[string]any) {
+	t.Helper()
+	res, err := send(url, body, headers...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,13 +170,7 @@ func last(evs []map[string]any) string {
 // returns the execution id and the rest of the stream.
 func openRun(t *testing.T, url string, body any, headers ...string) (string, *bufio.Scanner, func()) {
 	t.Helper()
-	raw, _ := json.Marshal(body)
-	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(raw))
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := send(url, body, headers...)
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("open: %v %v", err, res)
 	}

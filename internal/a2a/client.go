@@ -30,10 +30,12 @@ type Client struct {
 	hc       *http.Client
 	idle     time.Duration
 	maxFrame int
-	// tracer and prop are set by WithTracing (trace.go); nil when off.
-	tracer trace.Tracer
-	prop   propagation.TextMapPropagator
-	card   *cardEndpoint // WithAgentCard; nil posts JSON-RPC to base
+	// tracer, prop and spanHost are set by WithTracing (trace.go); nil
+	// when off.
+	tracer   trace.Tracer
+	prop     propagation.TextMapPropagator
+	spanHost string        // the base URL's host, the spans' server.address
+	card     *cardEndpoint // WithAgentCard; nil posts JSON-RPC to base
 }
 
 // Option configures a Client.

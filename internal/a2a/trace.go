@@ -24,6 +24,10 @@ func WithTracing(tp trace.TracerProvider, prop propagation.TextMapPropagator) Op
 		if tp != nil && prop != nil {
 			c.tracer = tp.Tracer("github.com/iac-code-agui/iac-code-agui/internal/a2a")
 			c.prop = prop
+			// New sets the base URL before it applies the options.
+			if u, err := url.Parse(c.base); err == nil {
+				c.spanHost = u.Host
+			}
 		}
 	}
 }
@@ -40,11 +44,7 @@ func (c *Client) startSpan(ctx context.Context, name, method string) (context.Co
 	if c.tracer == nil {
 		return ctx, nil
 	}
-	host := ""
-	if u, err := url.Parse(c.base); err == nil {
-		host = u.Host
-	}
-	attrs := []attribute.KeyValue{attribute.String("server.address", host)}
+	attrs := []attribute.KeyValue{attribute.String("server.address", c.spanHost)}
 	if method != "" {
 		attrs = append(attrs, attribute.String("rpc.system", "jsonrpc"), attribute.String("rpc.method", method))
 	}

@@ -102,14 +102,10 @@ func startCluster(ctx context.Context, cfg *config.Config, c redis.UniversalClie
 	if c == nil || cfg.AdvertiseURL == "" {
 		return nil
 	}
-	o := cluster.Options{
+	cl := cluster.New(cluster.Options{
 		Client: c, Prefix: cfg.RedisKeyPrefix, AdvertiseURL: cfg.AdvertiseURL, ReplicaURLs: cfg.ReplicaURLs,
-		Token: cfg.ReplicaToken, TTL: cfg.LeaseTTL, Busy: busy, Logger: logger,
-	}
-	if tr.Enabled() {
-		o.ForwardTransport = tr.ForwardTransport
-	}
-	cl := cluster.New(o)
+		Token: cfg.ReplicaToken, TTL: cfg.LeaseTTL, Busy: busy, Logger: logger, ForwardTransport: tr.ForwardTransport,
+	})
 	rctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	cr := &clusterRun{Cluster: cl, stop: stop, done: make(chan struct{})}
 	go func() { defer close(cr.done); cl.Run(rctx) }()
