@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -22,32 +21,11 @@ func TestIdleShutdown(t *testing.T) {
 	if time.Since(start) < 3*time.Second {
 		t.Fatalf("the slow run took only %v", time.Since(start))
 	}
-	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("idle exit: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the server did not stop after being idle")
-	}
+	s.waitExit(t, "after being idle", 10*time.Second)
 }
 
 // TestGracefulShutdown: SIGTERM stops the server cleanly (exit status 0).
 func TestGracefulShutdown(t *testing.T) {
 	s := startServerArgs(t, nil)
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("exit: %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("the server did not stop on SIGTERM")
-	}
+	s.terminate(t, 15*time.Second)
 }

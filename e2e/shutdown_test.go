@@ -82,15 +82,21 @@ func (s *Server) terminate(t *testing.T, within time.Duration) {
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	s.waitExit(t, "after SIGTERM", within)
+}
+
+// waitExit waits at most within for the server to exit with status 0.
+func (s *Server) waitExit(t *testing.T, when string, within time.Duration) {
+	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- s.cmd.Wait() }()
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Fatalf("exit after SIGTERM: %v\n%s", err, s.out.String())
+			t.Fatalf("exit %s: %v\n%s", when, err, s.out.String())
 		}
 	case <-time.After(within):
-		t.Fatalf("no exit within %v of SIGTERM", within)
+		t.Fatalf("no exit %s within %v", when, within)
 	}
 }
 
@@ -169,16 +175,7 @@ func TestShutdownWhileTheAgentStops(t *testing.T) {
 		fin["message"] != "The AG-UI adapter is shutting down; send the request again with a new run id." {
 		t.Fatalf("the run ended %v (%v)\n%s", fin, live.err, s.out.String())
 	}
-	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("exit: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("no exit after SIGTERM")
-	}
+	s.waitExit(t, "after SIGTERM", 20*time.Second)
 	logs := s.out.String()
 	if strings.Contains(logs, "level=ERROR") || !strings.Contains(logs, `level=WARN msg="AG-UI run ended by the shutdown; the thread stays resumable"`) {
 		t.Fatalf("want a warning and no error:\n%s", logs)

@@ -3,7 +3,6 @@ package contract
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/iac-code-agui/iac-code-agui/internal/request"
@@ -169,12 +168,7 @@ func tsObject(s obj, indent string) string {
 	var b strings.Builder
 	b.WriteString("{\n")
 	inner := indent + "  "
-	keys := make([]string, 0, len(props))
-	for k := range props {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(props) {
 		p := props[k].(obj)
 		writeDoc(&b, inner, p)
 		opt := "?"
@@ -224,7 +218,7 @@ func writeForwarded(b *strings.Builder) {
 		{"alibabaCloud", "AlibabaCloud", "Secrets; never stored or logged."},
 	} {
 		props := obj{}
-		var req []any
+		var req []string
 		for _, names := range spell[sec.section] {
 			r := rules[sec.section][names[0]]
 			props[names[0]] = r.schema
@@ -232,10 +226,6 @@ func writeForwarded(b *strings.Builder) {
 				req = append(req, names[0])
 			}
 		}
-		o := obj{"type": "object", "properties": props, "additionalProperties": false, "description": sec.doc}
-		if len(req) > 0 {
-			o["required"] = req
-		}
-		writeDecl(b, sec.name, o)
+		writeDecl(b, sec.name, describe(closed(props, req...), sec.doc))
 	}
 }

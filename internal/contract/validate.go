@@ -15,8 +15,7 @@ type Validator struct {
 
 // NewValidator compiles Schemas() (locally; nothing is fetched).
 func NewValidator() (*Validator, error) {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
+	c := newCompiler()
 	all := Schemas()
 	for name, s := range all {
 		v, err := roundTrip(s)
@@ -172,6 +171,7 @@ func (vd *Validator) anyAnswer(p any) error {
 	return first
 }
 
+// newCompiler is a compiler for the contract's draft, 2020-12.
 func newCompiler() *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)

@@ -94,14 +94,12 @@ type statusWriter struct {
 	start  time.Time
 }
 
-func (w *statusWriter) setErrorCode(code string) { w.code = code }
-
 // noteErrorCode tells the request's statusWriter, under any wrapper that
 // unwraps to it, the code of the error envelope being written.
 func noteErrorCode(w http.ResponseWriter, code string) {
 	for {
 		if sw, ok := w.(*statusWriter); ok {
-			sw.setErrorCode(code)
+			sw.code = code
 			return
 		}
 		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
