@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -50,7 +49,7 @@ func (h *Handler) handoff(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "Method Not Allowed"})
 		return
 	}
-	if !h.wholeHeaderAuthorized(r) {
+	if !h.authorizedExact(r) {
 		writeJSON(w, http.StatusUnauthorized, handoffUnauthorized)
 		return
 	}
@@ -85,15 +84,6 @@ func (h *Handler) handoff(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := h.handoffCall(r.Context(), op, body)
 	h.handoffAnswer(w, r, op, res, err)
-}
-
-// wholeHeaderAuthorized compares the whole Authorization header with
-// "Bearer <token>", case-sensitively, in constant time (§2.3).
-func (h *Handler) wholeHeaderAuthorized(r *http.Request) bool {
-	if h.opts.AuthToken == "" {
-		return true
-	}
-	return subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+h.opts.AuthToken)) == 1
 }
 
 // decodeObject decodes a JSON object, numbers kept as written.
