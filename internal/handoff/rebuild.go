@@ -55,15 +55,6 @@ func invalid(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, a...))
 }
 
-// ThreadID is the AG-UI thread the apply-input payload delivers to ("" when
-// it names none).
-func ThreadID(payload map[string]any) string {
-	r, _ := payload["receipt"].(map[string]any)
-	id, _ := r["aguiIdentity"].(map[string]any)
-	s, _ := id["threadId"].(string)
-	return s
-}
-
 // metadataFields maps callerMetadata.iac_code keys to iacCode fields.
 var metadataFields = [][2]string{
 	{"iac_code_model", "model"}, {"iac_code_api_key", "llmApiKey"}, {"llm_headers", "llmHeaders"},
