@@ -135,15 +135,10 @@ func (e *emitter) pauseStart(handover bool) (map[string]any, error) {
 }
 
 // pauseAnswered: "cancel" (取消, annuler, …) cancels the pipeline; any
-// other text continues the step.
-func (e *emitter) pauseAnswered(ans string) error { return e.pauseContinued(ans, false) }
-
-// handoverAnswered is pauseAnswered for the "hand over" pipeline
-// (handover.go): input_received also lists the images of the answer, and
+// other text continues the step. For the "hand over" pipeline
+// (handover.go), input_received also lists the images of the answer, and
 // the step says which guidance it applied.
-func (e *emitter) handoverAnswered(ans string) error { return e.pauseContinued(ans, true) }
-
-func (e *emitter) pauseContinued(ans string, handover bool) error {
+func (e *emitter) pauseAnswered(ans string, handover bool) error {
 	step := map[string]any{"step": stepCoord(pauseStep, 1, 1)}
 	data := map[string]any{"kind": "pipeline_pause_confirmation", "userInputLength": len([]rune(ans))}
 	if handover {
