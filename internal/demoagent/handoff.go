@@ -183,11 +183,9 @@ func (a *Agent) handoffPrepare(p map[string]any) (map[string]any, error) {
 		return handoffResult("NOT_READY", "source_physical_owner_proof_missing"), nil
 	}
 	dest := migrationDir(h.SharedDir, p)
-	if b, err := os.ReadFile(filepath.Join(dest, "commit.json")); err == nil {
-		var receipt map[string]any
-		if json.Unmarshal(b, &receipt) != nil {
-			return nil, errors.New("unreadable commit")
-		}
+	if receipt, err := committed(dest); err != nil {
+		return nil, err
+	} else if receipt != nil {
 		return map[string]any{"status": "PREPARED", "receipt": receipt}, nil
 	}
 	path, err := h.ThreadFile(pi.threadID)

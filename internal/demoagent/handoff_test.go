@@ -228,8 +228,16 @@ func TestHandoffHeldTurn(t *testing.T) {
 		"filename": "net.png"}, "mediaType": "image/png"})
 	out := dst.h.stream("SendStreamingMessage", params).all()
 	var received, applied []any
+	lastSeq := -1.0
 	for _, ev := range out {
 		for _, env := range envelopesOf(ev) {
+			// The adapter drops an envelope whose sequence is at or below
+			// its cursor (mapper.liveEnvelope): the sequences must rise.
+			if seq, _ := env["sequence"].(float64); seq <= lastSeq {
+				t.Fatalf("continuation: %s has sequence %v after %v", env["eventType"], seq, lastSeq)
+			} else {
+				lastSeq = seq
+			}
 			data, _ := env["data"].(map[string]any)
 			switch env["eventType"] {
 			case "input_received":

@@ -135,15 +135,10 @@ func (e *emitter) pauseStart(handover bool) (map[string]any, error) {
 }
 
 // pauseAnswered: "cancel" (取消, annuler, …) cancels the pipeline; any
-// other text continues the step.
-func (e *emitter) pauseAnswered(ans string) error { return e.pauseContinued(ans, false) }
-
-// handoverAnswered is pauseAnswered for the "hand over" pipeline
-// (handover.go): input_received also lists the images of the answer, and
+// other text continues the step. For the "hand over" pipeline
+// (handover.go), input_received also lists the images of the answer, and
 // the step says which guidance it applied.
-func (e *emitter) handoverAnswered(ans string) error { return e.pauseContinued(ans, true) }
-
-func (e *emitter) pauseContinued(ans string, handover bool) error {
+func (e *emitter) pauseAnswered(ans string, handover bool) error {
 	step := map[string]any{"step": stepCoord(pauseStep, 1, 1)}
 	data := map[string]any{"kind": "pipeline_pause_confirmation", "userInputLength": len([]rune(ans))}
 	if handover {
@@ -155,14 +150,15 @@ func (e *emitter) pauseContinued(ans string, handover bool) error {
 			"reason": "Pipeline cancelled at the pause confirmation."}, nil)
 		return e.pipe(got, end)
 	}
+	// Envelopes take their sequence when built: build them in the order
+	// they are published.
+	envs := []map[string]any{got}
+	if handover {
+		envs = append(envs, e.envelope("text_delta", "step", "working", map[string]any{"text": tr(e.lang, msgGuidanceApplied) + ans}, step))
+	}
 	done := e.envelope("stack_progress", "stack", "working", map[string]any{"toolUseId": "toolu_pipe_stack", "stackId": "stack-demo",
 		"stackName": "demo-vpc", "status": "CREATE_COMPLETE", "progressPercentage": 100, "resources": []any{}, "elapsedSeconds": 9}, step)
-	envs := []map[string]any{got, done, e.stepCompleted(pauseStep, 1, 1)}
-	if handover {
-		applied := e.envelope("text_delta", "step", "working", map[string]any{"text": tr(e.lang, msgGuidanceApplied) + ans}, step)
-		envs = append([]map[string]any{got, applied}, envs[1:]...)
-	}
-	if err := e.pipe(envs...); err != nil {
+	if err := e.pipe(append(envs, done, e.stepCompleted(pauseStep, 1, 1))...); err != nil {
 		return err
 	}
 	return e.complete(1)

@@ -30,12 +30,7 @@ func textWaitFor(s waitSpec) *textWait {
 	case "deployment_confirmation":
 		w.resume = func(_ context.Context, e *emitter, ans string) error { return e.deployAnswered(s.Params, ans) }
 	case "pipeline_pause_confirmation":
-		w.resume = func(_ context.Context, e *emitter, ans string) error {
-			if s.Handover {
-				return e.handoverAnswered(ans)
-			}
-			return e.pauseAnswered(ans)
-		}
+		w.resume = func(_ context.Context, e *emitter, ans string) error { return e.pauseAnswered(ans, s.Handover) }
 	case "backup_blocked":
 		w.resume = func(_ context.Context, e *emitter, _ string) error { return e.backupRetried() }
 	default:

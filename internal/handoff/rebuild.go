@@ -55,15 +55,6 @@ func invalid(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, a...))
 }
 
-// ThreadID is the AG-UI thread the apply-input payload delivers to ("" when
-// it names none).
-func ThreadID(payload map[string]any) string {
-	r, _ := payload["receipt"].(map[string]any)
-	id, _ := r["aguiIdentity"].(map[string]any)
-	s, _ := id["threadId"].(string)
-	return s
-}
-
 // metadataFields maps callerMetadata.iac_code keys to iacCode fields.
 var metadataFields = [][2]string{
 	{"iac_code_model", "model"}, {"iac_code_api_key", "llmApiKey"}, {"llm_headers", "llmHeaders"},
@@ -91,36 +82,20 @@ func Rebuild(payload map[string]any) (*agui.RunAgentInput, []byte, error) {
 	if receipt == nil || !okPending || identity == nil {
 		return nil, nil, invalid("receipt, aguiIdentity and pendingInput are required")
 	}
-	str := func(m map[string]any, k string) (string, error) {
-		s, ok := m[k].(string)
+	var threadID, ros, guidanceID, cwd, mode, digest string
+	for _, f := range []struct {
+		m   map[string]any
+		k   string
+		dst *string
+	}{
+		{identity, "threadId", &threadID}, {identity, "rosInvocationId", &ros}, {receipt, "guidanceId", &guidanceID},
+		{receipt, "cwd", &cwd}, {receipt, "mode", &mode}, {payload, "inputDigest", &digest},
+	} {
+		s, ok := f.m[f.k].(string)
 		if !ok || s == "" {
-			return "", invalid("%s must be a non-empty string", k)
+			return nil, nil, invalid("%s must be a non-empty string", f.k)
 		}
-		return s, nil
-	}
-	threadID, err := str(identity, "threadId")
-	if err != nil {
-		return nil, nil, err
-	}
-	ros, err := str(identity, "rosInvocationId")
-	if err != nil {
-		return nil, nil, err
-	}
-	guidanceID, err := str(receipt, "guidanceId")
-	if err != nil {
-		return nil, nil, err
-	}
-	cwd, err := str(receipt, "cwd")
-	if err != nil {
-		return nil, nil, err
-	}
-	mode, err := str(receipt, "mode")
-	if err != nil {
-		return nil, nil, err
-	}
-	digest, err := str(payload, "inputDigest")
-	if err != nil {
-		return nil, nil, err
+		*f.dst = s
 	}
 	owner, err := fence.CanonicalOwner(payload["target"])
 	if err != nil {

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -26,14 +25,17 @@ type HandoffUpstream interface {
 // POST for every operation, as the original.
 const patternHandoff = "/iac-code/handoff/{operation}"
 
-// The bodies of the handoff route, which are not the standard envelope.
-var (
-	handoffUnauthorized = map[string]string{"error": "Unauthorized"}
-	handoffUnknownOp    = map[string]string{"error": "Unknown handoff operation"}
-	handoffNoIdentity   = map[string]string{"error": "AG-UI handoff identity is required"}
-	handoffInvalid      = map[string]string{"error": "Invalid handoff request"}
-	handoffUnconfirmed  = map[string]string{"status": "UNKNOWN", "reason": "agui_handoff_upstream_unconfirmed"}
+// The refusal texts of the handoff route, answered {"error": <text>}
+// (writePlainError), not the standard envelope.
+const (
+	handoffUnauthorized = "Unauthorized"
+	handoffUnknownOp    = "Unknown handoff operation"
+	handoffNoIdentity   = "AG-UI handoff identity is required"
+	handoffInvalid      = "Invalid handoff request"
 )
+
+// handoffUnconfirmed is the answer when A2A's outcome is unknown.
+var handoffUnconfirmed = map[string]string{"status": "UNKNOWN", "reason": "agui_handoff_upstream_unconfirmed"}
 
 // A2A's answer asking the adapter to deliver the input itself.
 const (
@@ -47,16 +49,16 @@ const (
 func (h *Handler) handoff(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
 		w.Header().Set("Allow", "GET, POST")
-		writeJSON(w, http.StatusMethodNotAllowed, map[string]string{"error": "Method Not Allowed"})
+		writePlainError(w, http.StatusMethodNotAllowed, "Method Not Allowed")
 		return
 	}
-	if !h.wholeHeaderAuthorized(r) {
-		writeJSON(w, http.StatusUnauthorized, handoffUnauthorized)
+	if !h.authorizedExact(r) {
+		writePlainError(w, http.StatusUnauthorized, handoffUnauthorized)
 		return
 	}
 	op := r.PathValue("operation")
 	if !handoff.Operations[op] {
-		writeJSON(w, http.StatusNotFound, handoffUnknownOp)
+		writePlainError(w, http.StatusNotFound, handoffUnknownOp)
 		return
 	}
 	if op == "capabilities" {
@@ -66,17 +68,17 @@ func (h *Handler) handoff(w http.ResponseWriter, r *http.Request) {
 	}
 	body, release, err := h.readBody(w, r, maxRunBody)
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, handoffInvalid)
+		writePlainError(w, http.StatusBadRequest, handoffInvalid)
 		return
 	}
 	payload, ok := decodeObject(body)
 	release()
 	if !ok {
-		writeJSON(w, http.StatusBadRequest, handoffInvalid)
+		writePlainError(w, http.StatusBadRequest, handoffInvalid)
 		return
 	}
 	if !handoff.IsAGUI(op, payload) {
-		writeJSON(w, http.StatusBadRequest, handoffNoIdentity)
+		writePlainError(w, http.StatusBadRequest, handoffNoIdentity)
 		return
 	}
 	if op == "apply-input" {
@@ -85,15 +87,6 @@ func (h *Handler) handoff(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := h.handoffCall(r.Context(), op, body)
 	h.handoffAnswer(w, r, op, res, err)
-}
-
-// wholeHeaderAuthorized compares the whole Authorization header with
-// "Bearer <token>", case-sensitively, in constant time (§2.3).
-func (h *Handler) wholeHeaderAuthorized(r *http.Request) bool {
-	if h.opts.AuthToken == "" {
-		return true
-	}
-	return subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+h.opts.AuthToken)) == 1
 }
 
 // decodeObject decodes a JSON object, numbers kept as written.
@@ -137,7 +130,7 @@ func (h *Handler) handoffApply(w http.ResponseWriter, r *http.Request, raw []byt
 	payload["skipDelivery"] = true
 	body, err := json.Marshal(payload)
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, handoffInvalid)
+		writePlainError(w, http.StatusBadRequest, handoffInvalid)
 		return
 	}
 	res, err := h.handoffCall(r.Context(), "apply-input", body)
@@ -148,7 +141,7 @@ func (h *Handler) handoffApply(w http.ResponseWriter, r *http.Request, raw []byt
 	in, runBody, err := handoff.Rebuild(payload)
 	if err != nil {
 		h.log.DebugContext(r.Context(), "Handoff input refused", "reason", err.Error())
-		writeJSON(w, http.StatusBadRequest, handoffInvalid)
+		writePlainError(w, http.StatusBadRequest, handoffInvalid)
 		return
 	}
 	lang := requestLang(r)

@@ -260,7 +260,7 @@ func (h *Handler) authorized(r *http.Request) bool {
 
 // authorizedExact compares the whole Authorization header with
 // "Bearer " + token in constant time: the scheme's letter case counts, as
-// on the original's subscribe route (protocol.md §2.3).
+// on the original's subscribe and handoff routes (protocol.md §2.3).
 func (h *Handler) authorizedExact(r *http.Request) bool {
 	want := h.opts.AuthToken
 	if want == "" {
