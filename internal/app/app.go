@@ -133,7 +133,10 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	defer func() { _ = tr.Shutdown(context.Background()) }()
 	// Lines written inside a traced request carry its trace and span ids.
 	logger = tr.Logger(logger)
-	up, err := startUpstream(ctx, cfg, getenv, logger, tm, tr)
+	// One writer fence for the adapter and the embedded agent's handoff
+	// service, which guard the same thread files.
+	wf := writerFence(getenv)
+	up, err := startUpstream(ctx, cfg, getenv, logger, tm, tr, wf)
 	if err != nil {
 		return err
 	}
@@ -151,7 +154,7 @@ func serve(ctx context.Context, cfg *config.Config, getenv func(string) string, 
 	ad := adapter.New(adapter.Options{
 		Store:        tr.Store(store, storeKind(cfg)),
 		Upstream:     adapter.A2A(client),
-		Fence:        writerFence(getenv),
+		Fence:        wf,
 		AllowedRoots: request.AllowedRoots(cfg.AllowedCWDs),
 		Logger:       logger,
 		Observer:     m,

@@ -17,6 +17,7 @@ import (
 	"github.com/iac-code-agui/iac-code-agui/internal/a2a"
 	"github.com/iac-code-agui/iac-code-agui/internal/config"
 	"github.com/iac-code-agui/iac-code-agui/internal/demoagent"
+	"github.com/iac-code-agui/iac-code-agui/internal/fence"
 	"github.com/iac-code-agui/iac-code-agui/internal/i18n"
 	"github.com/iac-code-agui/iac-code-agui/internal/tracing"
 )
@@ -41,7 +42,7 @@ var defaultChildTimings = childTimings{ready: 20 * time.Second, poll: 100 * time
 // on PATH; else the demo agent, but only without any other configuration
 // (config.DemoFallback): a configured deployment without its agent stops
 // with a message saying what to do.
-func startUpstream(ctx context.Context, cfg *config.Config, getenv func(string) string, logger *slog.Logger, tm childTimings, tr *tracing.Tracing) (*upstream, error) {
+func startUpstream(ctx context.Context, cfg *config.Config, getenv func(string) string, logger *slog.Logger, tm childTimings, tr *tracing.Tracing, wf *fence.Fence) (*upstream, error) {
 	if cfg.A2AURL != "" {
 		return &upstream{url: cfg.A2AURL, token: cfg.A2AToken, kind: "url", stop: func() {}}, nil
 	}
@@ -60,7 +61,7 @@ func startUpstream(ctx context.Context, cfg *config.Config, getenv func(string) 
 	// closes it last), so that runs get the shutdown's grace to end rather
 	// than an upstream cut at once.
 	srv, err := demoagent.Start(context.WithoutCancel(ctx), "127.0.0.1:0", demoagent.Options{Token: token, Logger: logger.With("component", "demo-agent"),
-		BackupDir: getenv(demoagent.BackupDirEnv), Handoff: demoHandoff(cfg, getenv, writerFence(getenv)),
+		BackupDir: getenv(demoagent.BackupDirEnv), Handoff: demoHandoff(cfg, getenv, wf),
 		TracerProvider: tr.ServiceProvider(demoAgentService), Propagator: tr.Propagator()})
 	if err != nil {
 		return nil, err
